@@ -1,0 +1,207 @@
+#include "common/config.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace relgpu::config {
+
+static std::map<std::string, KeyInfo>& reg() {
+  static std::map<std::string, KeyInfo> r;
+  return r;
+}
+const std::map<std::string, KeyInfo>& registry() { return reg(); }
+
+void register_key(KeyInfo k) {
+  auto [it, fresh] = reg().emplace(k.name, k);
+  // The same key declared twice with different meaning is a programming error.
+  if (!fresh && (it->second.kind != k.kind || it->second.def != k.def))
+    throw std::logic_error("config key declared twice: " + k.name);
+}
+
+static const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::boolean: return "bool";
+    case Kind::integer: return "int";
+    case Kind::real: return "real";
+    case Kind::string: return "string";
+  }
+  return "?";
+}
+
+// Closest declared key, to suggest for a typo.
+static std::string nearest(const std::string& key) {
+  auto dist = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> d(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t prev = d[0];
+      d[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t cur = d[j];
+        d[j] = std::min({d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
+        prev = cur;
+      }
+    }
+    return d[b.size()];
+  };
+  std::string best;
+  size_t bd = 4;
+  for (auto& [name, _] : registry()) {
+    size_t d = dist(key, name);
+    if (d < bd) bd = d, best = name;
+  }
+  return best;
+}
+
+static std::string range_text(const KeyInfo& k) {
+  std::ostringstream s;
+  if (!k.choices.empty()) {
+    s << "one of";
+    for (auto& c : k.choices) s << " '" << c << "'";
+    return s.str();
+  }
+  s << "[" << k.min << ", " << k.max << "]";
+  return s.str();
+}
+
+void Config::set_value(const std::string& key, const json& v, const std::string& origin) {
+  auto it = registry().find(key);
+  if (it == registry().end()) {
+    std::string msg = origin + ": unknown config key '" + key + "'";
+    std::string near = nearest(key);
+    if (!near.empty()) msg += " (did you mean '" + near + "'?)";
+    msg += "; `relgpu config --explain` lists the keys";
+    throw InputError(msg);
+  }
+  const KeyInfo& k = it->second;
+  auto bad_type = [&] {
+    return InputError(origin + ": config key '" + key + "' must be of type " + kind_name(k.kind) +
+                      ", got " + v.dump());
+  };
+  json stored;
+  switch (k.kind) {
+    case Kind::boolean:
+      if (!v.is_boolean()) throw bad_type();
+      stored = v;
+      break;
+    case Kind::integer: {
+      if (v.is_number_integer()) stored = v.get<int64_t>();
+      else if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) stored = int64_t(v.get<double>());
+      else throw bad_type();
+      break;
+    }
+    case Kind::real:
+      if (!v.is_number()) throw bad_type();
+      stored = v.get<double>();
+      break;
+    case Kind::string:
+      if (!v.is_string()) throw bad_type();
+      stored = v;
+      break;
+  }
+  if (k.kind == Kind::integer || k.kind == Kind::real) {
+    double d = stored.get<double>();
+    if (!(d >= k.min && d <= k.max))
+      throw InputError(origin + ": config key '" + key + "' = " + v.dump() + " is out of range " + range_text(k));
+  }
+  if (k.kind == Kind::string && !k.choices.empty()) {
+    bool ok = false;
+    for (auto& c : k.choices) ok |= (c == stored.get<std::string>());
+    if (!ok) throw InputError(origin + ": config key '" + key + "' = " + v.dump() + " must be " + range_text(k));
+  }
+  values_[key] = stored;
+}
+
+static void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, json>>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    // Keys starting with '_' are comments ("_note": "..."), allowed anywhere.
+    if (!it.key().empty() && it.key()[0] == '_') continue;
+    if (it->is_object()) flatten(*it, key, out);
+    else out.emplace_back(key, *it);
+  }
+}
+
+void Config::load_json_text(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Turn the byte offset into line:col.
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') ++line, col = 1;
+      else ++col;
+    }
+    std::string what = e.what();
+    auto p = what.find("syntax error");
+    throw InputError(at(origin, line, col, "malformed JSON: " + (p == std::string::npos ? what : what.substr(p))));
+  }
+  if (!j.is_object()) throw InputError(origin + ": a config file must hold a JSON object");
+  std::vector<std::pair<std::string, json>> flat;
+  flatten(j, "", flat);
+  for (auto& [k, v] : flat) set_value(k, v, origin);
+  sources_.push_back(origin);
+}
+
+void Config::load_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw InputError(path + ": cannot open config file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  load_json_text(ss.str(), path);
+}
+
+void Config::set(const std::string& a) {
+  auto eq = a.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set '" + a + "': expected key=value");
+  std::string key = a.substr(0, eq), text = a.substr(eq + 1);
+  auto it = registry().find(key);
+  json v;
+  if (it != registry().end() && it->second.kind == Kind::string) {
+    v = text;
+  } else {
+    try {
+      v = json::parse(text);
+    } catch (...) {
+      v = text;  // let set_value report the type error
+    }
+  }
+  set_value(key, v, "--set " + key);
+}
+
+const json& Config::value(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it != values_.end()) return it->second;
+  auto r = registry().find(key);
+  if (r == registry().end()) throw std::logic_error("config key read but never declared: " + key);
+  return r->second.def;
+}
+
+json Config::effective() const {
+  json out = json::object();
+  for (auto& [name, _] : registry()) out[name] = value(name);
+  return out;
+}
+
+std::string explain(const std::string& prefix) {
+  std::ostringstream s;
+  for (auto& [name, k] : registry()) {
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    s << name << "  (" << kind_name(k.kind) << ", default " << k.def.dump();
+    if (!k.unit.empty()) s << ", " << k.unit;
+    if (k.kind == Kind::integer || k.kind == Kind::real) {
+      if (std::isfinite(k.min) || std::isfinite(k.max)) s << ", range " << range_text(k);
+    } else if (!k.choices.empty()) {
+      s << ", " << range_text(k);
+    }
+    s << ")\n    " << k.doc << "\n";
+  }
+  return s.str();
+}
+
+}  // namespace relgpu::config

@@ -1,0 +1,93 @@
+// Host-side runtime API with CUDA runtime semantics. Each call maps directly
+// to one CUDA runtime call, so the CUDA ABI layer (cudart/) is a thin shim:
+//   load_module       <- __cudaRegisterFatBinary (PTX text from the fatbin)
+//   malloc / free     <- cudaMalloc / cudaFree
+//   memcpy_*          <- cudaMemcpy (H2D, D2H, D2D)
+//   memset            <- cudaMemset
+//   symbol            <- cudaMemcpyToSymbol / FromSymbol / cudaGetSymbolAddress
+//   launch            <- cudaLaunchKernel (args[i] points at parameter i)
+//   synchronize       <- cudaDeviceSynchronize
+// Errors: bad input throws InputError, kernel faults throw KernelError; the
+// CUDA shim turns both into cudaError_t codes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/config.h"
+#include "ptx/ir.h"
+
+namespace relgpu::func { class GlobalMemory; }
+
+namespace relgpu::runtime {
+
+using DevPtr = uint64_t;
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+// One record per kernel launch, also the stats JSON's per-launch entry.
+struct LaunchRecord {
+  std::string kernel;
+  Dim3 grid, block;
+  uint64_t dyn_shmem = 0;
+  uint64_t warp_insn = 0;     // warp instructions issued
+  uint64_t thread_insn = 0;   // threads active in the SIMT mask per issued warp instruction (GPGPU-Sim's gpu_sim_insn)
+  nlohmann::ordered_json detail;  // per-class counts and engine-specific stats
+};
+
+// Executes launches. Functional now; the SystemC timing model is another Engine.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual void launch(const ptx::Module& mod, const ptx::Function& kernel, Dim3 grid, Dim3 block,
+                      uint64_t dyn_shmem, const std::vector<uint8_t>& params, LaunchRecord& rec) = 0;
+};
+
+class Device {
+ public:
+  explicit Device(const config::Config& cfg);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // Parses, analyses and validates PTX; allocates and initialises its
+  // .global/.const variables. `file` names the source in messages.
+  const ptx::Module& load_module(const std::string& ptx_text, const std::string& file);
+  const ptx::Function& kernel(const ptx::Module& mod, const std::string& name) const;
+
+  DevPtr malloc(size_t bytes);       // 256-byte aligned, like cudaMalloc
+  void free(DevPtr p);
+  void memcpy_to_device(DevPtr dst, const void* src, size_t n);
+  void memcpy_to_host(void* dst, DevPtr src, size_t n);
+  void memcpy_device(DevPtr dst, DevPtr src, size_t n);
+  void memset(DevPtr dst, int value, size_t n);
+  // Address and size of a module-scope variable (__device__ / __constant__).
+  DevPtr symbol(const ptx::Module& mod, const std::string& name, size_t* size = nullptr) const;
+
+  // args[i] points at the value of kernel parameter i (cudaLaunchKernel form).
+  void launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_shmem, void* const* args);
+  void synchronize() {}
+
+  const std::vector<LaunchRecord>& launches() const { return launches_; }
+  func::GlobalMemory& memory() { return *mem_; }
+  const config::Config& config() const { return cfg_; }
+  // Replaces the engine (the timing model installs itself here).
+  void set_engine(std::unique_ptr<Engine> e);
+
+ private:
+  const config::Config& cfg_;
+  std::unique_ptr<func::GlobalMemory> mem_;
+  std::unique_ptr<Engine> engine_;
+  std::vector<std::unique_ptr<ptx::Module>> modules_;
+  std::vector<std::vector<DevPtr>> module_symbols_;  // per module: address of each global
+  std::vector<LaunchRecord> launches_;
+};
+
+}  // namespace relgpu::runtime
