@@ -1,5 +1,6 @@
 # cmake -DPAIRS="generated|checked_in;..." -P compare_ptx.cmake
 set(bad "")
+string(REPLACE "," ";" PAIRS "${PAIRS}")
 foreach(pair ${PAIRS})
   string(REPLACE "|" ";" p ${pair})
   list(GET p 0 gen)

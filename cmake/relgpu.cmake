@@ -9,7 +9,7 @@ function(relgpu_test name)
   add_executable(${name} ${T_SOURCES} ${CMAKE_SOURCE_DIR}/systemc/tests/test_main.cpp)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest PkgConfig::SystemC Threads::Threads)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-    PROPERTIES ENVIRONMENT "RELGPU_SOURCE_DIR=${CMAKE_SOURCE_DIR};SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1")
+    PROPERTIES ENVIRONMENT "RELGPU_SOURCE_DIR=${CMAKE_SOURCE_DIR};SC_COPYRIGHT_MESSAGE=DISABLE")
 endfunction()
 
 # relgpu_embed_text(OUT_CPP SYMBOL INPUT)

@@ -1,5 +1,6 @@
 #include "workload.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>

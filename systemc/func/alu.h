@@ -15,6 +15,29 @@
 // - immediates arrive already broadcast into a src array by the engine:
 //   integer literals sign-extended; 0f literals as f32 bits; 0d literals as
 //   f64 bits (the engine converts a 0d literal used by an f32 instruction).
+// - a predicate source (selp/setp/set c operand, and/or/xor/not on .pred)
+//   arrives as 0/1 with any `!` already applied by the engine;
+// - mov: alu_supports is true only for register/immediate to register.
+//
+// Operand and modifier conventions the ALU relies on (see ptx/ir.h Mods):
+// - two-type instructions: m.type is the first type suffix, m.type2 the
+//   second (cvt.f32.s32: f32, s32; set.lt.u32.f32; slct.f32.s32;
+//   dp4a.u32.s32: atype u32, btype s32);
+// - dp2a.lo/.hi in m.mul; bmsk/szext .clamp/.wrap in m.shf (r_clamp/r_wrap);
+//   testp's class in m.testp; lop3's immLut is src[3];
+// - setp with p|q writes dst (p) and dst2 (q = complement result combined
+//   with c); for .f16x2/.bf16x2, p is the low halves' result, q the high's;
+// - .cc instructions set AluOut::carry for the lanes in mask and copy
+//   AluIn::carry for the others; instructions without .cc leave it alone.
+//   For sub.cc/subc the flag is the borrow, as the PTX ISA defines it.
+//
+// Results the PTX ISA leaves open (our choices): integer x/0 = all ones
+// (signed too), x%0 = x; NaN results are canonical (f32 0x7FFFFFFF, f64
+// 0x7FFFFFFFFFFFFFFF, f16/bf16 0x7FFF) except for the sign-bit operations
+// abs/neg/copysign/mov/selp, which keep payloads; .ftz flushes after
+// rounding; .sat maps NaN and -0 to +0; .approx operations are computed in
+// double precision and rounded once (within the documented bounds, not
+// bit-identical to NVIDIA's hardware tables).
 #pragma once
 #include <cstdint>
 
@@ -37,7 +60,11 @@ struct AluOut {
 };
 
 // True for the instructions (opcode + modifiers + types) alu_exec computes.
+// False for memory, control flow and cross-lane instructions, for modifier
+// combinations PTX does not define, and whenever Mods::unknown is non-empty.
 bool alu_supports(const ptx::Instr& in);
+// Computes `in` for the lanes in a.mask. Throws KernelError for an
+// instruction alu_supports refuses (the loader should have rejected it).
 void alu_exec(const ptx::Instr& in, const AluIn& a, AluOut& o);
 
 }  // namespace relgpu::func

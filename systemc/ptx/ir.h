@@ -73,7 +73,8 @@ enum class VoteMode : uint8_t { none, all, any, uni, ballot };
 enum class ShflMode : uint8_t { none, up, down, bfly, idx };
 enum class PrmtMode : uint8_t { none, f4e, b4e, rc8, ecl, ecr, rc16 };
 enum class MulMode : uint8_t { none, lo, hi, wide };          // mul/mad .lo .hi .wide
-enum class ShfMode : uint8_t { none, l_clamp, l_wrap, r_clamp, r_wrap };
+enum class ShfMode : uint8_t { none, l_clamp, l_wrap, r_clamp, r_wrap };   // bmsk/szext: .clamp -> r_clamp, .wrap -> r_wrap
+enum class TestpOp : uint8_t { none, finite, infinite, number, notanumber, normal, subnormal };
 enum class BarMode : uint8_t { none, sync, arrive, red_popc, red_and, red_or };
 enum class Scope : uint8_t { none, cta, gpu, sys, cluster };
 
@@ -94,8 +95,9 @@ struct Mods {
   VoteMode vote = VoteMode::none;
   ShflMode shfl = ShflMode::none;
   PrmtMode prmt = PrmtMode::none;
-  MulMode mul = MulMode::none;
+  MulMode mul = MulMode::none;   // also dp2a.lo / dp2a.hi
   ShfMode shf = ShfMode::none;
+  TestpOp testp = TestpOp::none;   // testp.finite ...
   BarMode bar = BarMode::none;
   Scope scope = Scope::none;
   bool ftz = false, sat = false, approx = false, full = false;
@@ -108,6 +110,11 @@ struct Mods {
   bool to = false;             // cvta.to.global
   bool shiftamt = false;       // bfind.shiftamt
   bool noftz = false, oob = false, relu = false, satfinite = false, nan = false, xorsign = false, abs = false;
+  bool warp = false;           // bar.warp.sync (__syncwarp): operand is the member mask
+  // Modifiers the parser recognises as PTX but does not model (".2d",
+  // ".m16n8k8", ".testp" classes ...), as written, e.g. ".2d.v4". validate()
+  // rejects an instruction with any, so none is silently ignored.
+  std::string unknown;
   // Cache and eviction hints (.ca .cg .cs .lu .cv .wb .wt .L1::..., .L2::...)
   // do not change results; the parser keeps their text only for ptx-info.
   std::string hints;
@@ -155,6 +162,9 @@ struct InstrInfo {
   int32_t ipdom = -1;            // branches: reconvergence point (instruction index; n = function exit)
   int32_t block = -1;            // basic block index
   bool tainted_branch = false;   // branch condition depends on %tid/%ctaid (directly or through data)
+  // Bit k: the k-th source register read (see ptx/analysis.h, instr_uses) is
+  // its last use before a rewrite. dead[0..1] are bits 0 and 1.
+  uint32_t dead_mask = 0;
 };
 
 struct Instr {
@@ -169,6 +179,9 @@ struct Instr {
   uint32_t line = 0, col = 0;  // position in the source file (1-based)
   InstrInfo info;
   std::string text;            // the instruction as written, for messages and ptx-info
+  // The operands were not decoded (texture, surface, matrix and async-copy
+  // instructions): ops is empty and validate() rejects the instruction.
+  bool undecoded = false;
 };
 
 // ---- registers, symbols, functions --------------------------------------------
@@ -192,6 +205,11 @@ struct Symbol {
   std::vector<uint8_t> init;   // initializer bytes (globals/consts), empty = zero
   int32_t module_sym = -1;     // for module-scope symbols referenced from a function:
                                // index into Module::globals
+  // Addresses inside the initializer (`.u64 p = generic(x);`, `{a, b+8}`):
+  // at `offset` in init, write the address of Module::globals[target] plus
+  // addend, as a generic address (generic = true) or in its own space.
+  struct Reloc { uint64_t offset = 0; int32_t target = -1; int64_t addend = 0; bool generic = false; };
+  std::vector<Reloc> relocs;
 };
 
 struct Function {
@@ -214,6 +232,17 @@ struct Function {
   uint32_t regs_per_thread = 0;   // 32-bit registers after allocation (64-bit values take 2)
   std::vector<int32_t> phys_reg;  // per virtual register: first physical 32-bit register
   std::vector<int32_t> tainted_regs;  // registers used under ID-dependent branches
+  // ---- additions (parser) ----
+  bool defined = false;           // has a body (false: a prototype / .extern declaration)
+  // Kernels: byte offset of the dynamic (extern) shared array, after the
+  // static shared area; extern .shared symbols carry the same offset.
+  uint64_t dyn_shared_offset = 0;
+  // ---- additions (analysis.cpp) ----
+  struct Block { int32_t first = 0, last = 0; std::vector<int32_t> succ; };  // [first, last] instructions
+  std::vector<Block> blocks;      // basic blocks in instruction order
+  // def_uses[i]: for an instruction i that writes registers, the instructions
+  // that may read a value it wrote (sorted); empty otherwise.
+  std::vector<std::vector<int32_t>> def_uses;
 };
 
 struct Module {

@@ -27,6 +27,13 @@ namespace relgpu::runtime {
 
 using DevPtr = uint64_t;
 
+// Launch limits checked by Device::launch (sm_75 values).
+inline const config::Key<int64_t> kMaxThreadsPerBlock{
+    "gpu.max_threads_per_block", 1024, "threads", "largest CTA a launch may ask for", 32, 1024};
+inline const config::Key<int64_t> kSharedBytesPerBlock{
+    "gpu.shared_bytes_per_block", 49152, "bytes",
+    "static + dynamic shared memory a CTA may use (48 KiB without opt-in)", 0, 1 << 20};
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }

@@ -1,0 +1,81 @@
+// Host driver for nw.cu: Needleman-Wunsch score matrix of two random
+// sequences over a 20-letter alphabet with a random symmetric substitution
+// table and a linear gap penalty. One launch per anti-diagonal of 16x16
+// tiles; the whole matrix is compared with a sequential DP.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workload.h"
+
+namespace relgpu::wl {
+namespace {
+
+constexpr int kTile = 16;     // TILE in nw.cu; also the block size (16 threads)
+constexpr int kAlphabet = 20;
+
+Result run_nw(Context& ctx) {
+  const bool small = ctx.size == Size::small;
+  int n = small ? 64 : 1024;  // sequence length; a multiple of the tile
+  int gap = 3;
+  const int ntiles = n / kTile;
+  const size_t width = size_t(n) + 1;
+
+  Rng rng(ctx.seed);
+  std::vector<uint8_t> a(n), b(n);
+  for (auto& c : a) c = uint8_t(rng.below(kAlphabet));
+  // b is a mutated copy of a, so the best alignment is mostly diagonal.
+  for (int i = 0; i < n; ++i) b[i] = rng.below(4) == 0 ? uint8_t(rng.below(kAlphabet)) : a[i];
+  std::vector<int32_t> subst(kAlphabet * kAlphabet);
+  for (int x = 0; x < kAlphabet; ++x)
+    for (int y = 0; y <= x; ++y) {
+      int v = x == y ? 4 + int(rng.below(4)) : int(rng.below(7)) - 4;
+      subst[x * kAlphabet + y] = subst[y * kAlphabet + x] = v;
+    }
+
+  std::vector<int32_t> want(width * width, 0);
+  for (size_t i = 0; i < width; ++i) want[i * width] = want[i] = -int32_t(i) * gap;
+  std::vector<int32_t> init = want;  // borders only
+  for (size_t i = 1; i < width; ++i)
+    for (size_t j = 1; j < width; ++j) {
+      int d = want[(i - 1) * width + j - 1] + subst[a[i - 1] * kAlphabet + b[j - 1]];
+      int up = want[(i - 1) * width + j] - gap, left = want[i * width + j - 1] - gap;
+      want[i * width + j] = std::max(d, std::max(up, left));
+    }
+
+  auto& dev = ctx.dev;
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& k = dev.kernel(mod, "nw_tile_diagonal");
+  const size_t bytes = width * width * 4;
+  runtime::DevPtr d_score = dev.malloc(bytes), d_a = dev.malloc(n), d_b = dev.malloc(n),
+                  d_subst = dev.malloc(subst.size() * 4);
+  dev.memcpy_to_device(d_score, init.data(), bytes);
+  dev.memcpy_to_device(d_a, a.data(), n);
+  dev.memcpy_to_device(d_b, b.data(), n);
+  dev.memcpy_to_device(d_subst, subst.data(), subst.size() * 4);
+  int alphabet = kAlphabet;
+  for (int diag = 0; diag < 2 * ntiles - 1; ++diag) {
+    const int first = std::max(0, diag - ntiles + 1), last = std::min(diag, ntiles - 1);
+    const uint32_t tiles = uint32_t(last - first + 1);
+    void* args[] = {&d_score, &d_a, &d_b, &d_subst, &alphabet, &n, &diag, &gap};
+    dev.launch(k, {tiles, 1, 1}, {kTile, 1, 1}, 0, args);
+  }
+  dev.synchronize();
+  std::vector<int32_t> got(width * width);
+  dev.memcpy_to_host(got.data(), d_score, bytes);
+  for (auto p : {d_score, d_a, d_b, d_subst}) dev.free(p);
+  ctx.log << "nw: n=" << n << " tiles=" << ntiles << "x" << ntiles << " launches=" << 2 * ntiles - 1 << "\n";
+
+  std::string msg;
+  bool ok = compare_exact(got.data(), want.data(), got.size(), msg) < 0;
+  return {ok, "score matrix " + std::to_string(width) + "x" + std::to_string(width) + ", final score " +
+                  std::to_string(want.back()) + ": " + msg};
+}
+
+}  // namespace
+
+RELGPU_WORKLOAD(nw, "Needleman-Wunsch alignment: tile wavefront, 16-thread blocks, intra-tile anti-diagonals",
+                run_nw);
+
+}  // namespace relgpu::wl

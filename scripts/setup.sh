@@ -1,0 +1,39 @@
+# Sourced by scripts/demo, scripts/test and scripts/bench: installs the Debian
+# packages that are missing (apt-get, with sudo when not root), then
+# configures and builds incrementally. Idempotent and quick on a second run.
+set -euo pipefail
+RELGPU_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RELGPU_BUILD=${RELGPU_BUILD:-$RELGPU_ROOT/build}
+RELGPU_JOBS=${RELGPU_JOBS:-$(nproc)}
+
+relgpu_packages=(cmake make g++ pkg-config libsystemc-dev verilator yosys opensta
+                 nlohmann-json3-dev libgtest-dev python3 python3-matplotlib time)
+
+relgpu_install_missing() {
+  local missing=() p
+  for p in "${relgpu_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "relgpu: installing missing packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "relgpu: need root or sudo to install: ${missing[*]}" >&2; exit 2; }
+    sudo=sudo
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+relgpu_build() {
+  if [ ! -f "$RELGPU_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$RELGPU_ROOT" -B "$RELGPU_BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build "$RELGPU_BUILD" -j "$RELGPU_JOBS" -- --no-print-directory 2>&1 |
+    grep -Ev '^\[ *[0-9]+%\] (Building|Linking|Built|Generating|Verilating)|^Scanning|Consolidate compiler' || true
+  # The pipe hides cmake's status; check the build really finished.
+  cmake --build "$RELGPU_BUILD" -j "$RELGPU_JOBS" >/dev/null
+}
+
+relgpu_install_missing
+relgpu_build

@@ -1,0 +1,47 @@
+// A small command-line reader: subcommands with long options, each option
+// named in errors, `--help` everywhere.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace relgpu::app {
+
+class Args {
+ public:
+  Args(std::vector<std::string> a, std::string cmd) : a_(std::move(a)), cmd_(std::move(cmd)) {}
+  bool done() const { return i_ >= a_.size(); }
+  const std::string& peek() const { return a_[i_]; }
+  std::string next() { return a_[i_++]; }
+  // The value of an option like `--size small` or `--size=small`.
+  std::string value(const std::string& opt) {
+    if (done()) throw InputError(cmd_ + ": option " + opt + " needs a value (see `relgpu " + cmd_ + " --help`)");
+    return next();
+  }
+  static bool split(const std::string& arg, std::string& opt, std::string& val) {
+    auto eq = arg.find('=');
+    if (arg.rfind("--", 0) != 0 || eq == std::string::npos) return false;
+    opt = arg.substr(0, eq);
+    val = arg.substr(eq + 1);
+    return true;
+  }
+  [[noreturn]] void unknown(const std::string& arg) const {
+    throw InputError(cmd_ + ": unknown option '" + arg + "' (see `relgpu " + cmd_ + " --help`)");
+  }
+  const std::string& command() const { return cmd_; }
+
+ private:
+  std::vector<std::string> a_;
+  std::string cmd_;
+  size_t i_ = 0;
+};
+
+uint64_t parse_u64(const std::string& s, const std::string& what);
+
+int cmd_list(Args& a);
+int cmd_run(Args& a);
+int cmd_ptx_info(Args& a);
+int cmd_config(Args& a);
+
+}  // namespace relgpu::app

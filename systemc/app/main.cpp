@@ -1,0 +1,75 @@
+// relgpu: command-line entry. libsystemc defines main() and calls sc_main.
+#include <cstdlib>
+#include <iostream>
+#include <systemc>
+
+#include "app/args.h"
+#include "common/error.h"
+
+namespace relgpu::app {
+
+static const char* kUsage = R"(relgpu: a SystemC/TLM-2.0 GPU model for reliability and energy research
+
+usage: relgpu <command> [options]
+
+commands:
+  list                      the workloads, one per line: name, then a description
+  run WORKLOAD [options]    run one workload and check its output (relgpu run --help)
+  ptx-info FILE.ptx         kernels, registers, basic blocks, reconvergence points, dead bits
+  config --explain [PREFIX] every configuration key with its type, default, range and doc
+
+options:
+  -h, --help                this text; `relgpu <command> --help` for a command's options
+
+exit status: 0 success, 1 output check failed, 2 bad input, 3 kernel error
+)";
+
+uint64_t parse_u64(const std::string& s, const std::string& what) {
+  try {
+    size_t pos = 0;
+    if (s.empty() || s[0] == '-') throw 0;
+    uint64_t v = std::stoull(s, &pos, 0);
+    if (pos != s.size()) throw 0;
+    return v;
+  } catch (...) {
+    throw InputError(what + ": expected a non-negative integer, got '" + s + "'");
+  }
+}
+
+static int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  Args a(std::vector<std::string>(argv + 2, argv + argc), cmd);
+  if (cmd == "list") return cmd_list(a);
+  if (cmd == "run") return cmd_run(a);
+  if (cmd == "ptx-info") return cmd_ptx_info(a);
+  if (cmd == "config") return cmd_config(a);
+  throw InputError("unknown command '" + cmd + "' (see `relgpu --help`)");
+}
+
+}  // namespace relgpu::app
+
+int sc_main(int argc, char** argv) {
+  // The banner goes to stdout, where scripts read `relgpu list`; it is
+  // printed lazily, so disabling it here is early enough.
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
+  try {
+    return relgpu::app::dispatch(argc, argv);
+  } catch (const relgpu::InputError& e) {
+    std::cerr << "relgpu: error: " << e.what() << "\n";
+    return 2;
+  } catch (const relgpu::KernelError& e) {
+    std::cerr << "relgpu: kernel error: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "relgpu: internal error: " << e.what() << "\n";
+    return 4;
+  }
+}

@@ -1,0 +1,87 @@
+// `relgpu run WORKLOAD`: run one workload, check its output, print a summary,
+// optionally write the stats JSON.
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/args.h"
+#include "app/stats.h"
+#include "common/config.h"
+#include "runtime/device.h"
+#include "workload.h"
+
+namespace relgpu::app {
+
+inline const config::Key<std::string> kMode{
+    "sim.mode", "functional", "", "simulation mode: 'functional' executes instructions exactly, without timing",
+    std::vector<std::string>{"functional"}};
+
+static const char* kRunHelp = R"(usage: relgpu run WORKLOAD [options]
+
+Runs one workload (see `relgpu list`), checks its output against the CPU
+reference, and prints a summary. Exits 1 if the output check fails.
+
+options:
+  --size small|default   input size: small for tests, default for experiments (default: default)
+  --config FILE          JSON configuration (see `relgpu config --explain`)
+  --set KEY=VALUE        override one configuration key; repeatable; applied after --config
+  --mode functional      simulation mode (same as --set sim.mode=...)
+  --seed N               seed for the workload's input data (default: 1)
+  --stats FILE           write the stats as JSON
+  --quiet                print nothing but errors
+  -h, --help             this text
+)";
+
+int cmd_run(Args& a) {
+  std::string name, config_file, stats_file, size_text = "default";
+  std::vector<std::string> sets;
+  uint64_t seed = 1;
+  bool quiet = false;
+  while (!a.done()) {
+    std::string arg = a.next(), opt, val;
+    bool inline_val = Args::split(arg, opt, val);
+    if (!inline_val) opt = arg;
+    auto v = [&] { return inline_val ? val : a.value(opt); };
+    if (opt == "-h" || opt == "--help") {
+      std::cout << kRunHelp;
+      return 0;
+    } else if (opt == "--size") size_text = v();
+    else if (opt == "--config") config_file = v();
+    else if (opt == "--set") sets.push_back(v());
+    else if (opt == "--mode") sets.push_back("sim.mode=" + v());
+    else if (opt == "--seed") seed = parse_u64(v(), "--seed");
+    else if (opt == "--stats") stats_file = v();
+    else if (opt == "--quiet") quiet = true;
+    else if (opt.rfind("-", 0) == 0) a.unknown(arg);
+    else if (name.empty()) name = arg;
+    else throw InputError("run: one workload at a time (got '" + name + "' and '" + arg + "')");
+  }
+  if (name.empty()) throw InputError("run: missing WORKLOAD (see `relgpu list`)");
+  const wl::Workload* w = wl::find(name);
+  if (!w) throw InputError("run: unknown workload '" + name + "'; `relgpu list` shows the workloads");
+  wl::Size size;
+  if (size_text == "small") size = wl::Size::small;
+  else if (size_text == "default") size = wl::Size::standard;
+  else throw InputError("run: --size must be 'small' or 'default', got '" + size_text + "'");
+
+  config::Config cfg;
+  if (!config_file.empty()) cfg.load_file(config_file);
+  for (auto& s : sets) cfg.set(s);
+
+  runtime::Device dev(cfg);
+  std::ostringstream log;
+  wl::Context ctx{dev, size, seed, wl::ptx_text(name), wl::ptx_path(name), log};
+  auto t0 = std::chrono::steady_clock::now();
+  wl::Result r = w->run(ctx);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  RunInfo info{name, size_text, cfg.get(kMode), seed, wall, r.pass, r.message};
+  auto stats = run_stats(info, dev, cfg);
+  if (!stats_file.empty()) write_json(stats_file, stats);
+  if (!quiet) print_summary(std::cout, info, stats, log.str());
+  return r.pass ? 0 : 1;
+}
+
+}  // namespace relgpu::app

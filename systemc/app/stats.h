@@ -1,0 +1,25 @@
+// The stats of one run, as JSON and as a human summary.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "common/config.h"
+#include "runtime/device.h"
+
+namespace relgpu::app {
+
+struct RunInfo {
+  std::string workload, size, mode;
+  uint64_t seed;
+  double wall_s;
+  bool pass;
+  std::string check_message;
+};
+
+// Deterministic for a given seed and config, except the fields that
+// measure the host (wall_s, sim_rate_*), which are grouped under "host".
+config::json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Config& cfg);
+void write_json(const std::string& path, const config::json& j);
+void print_summary(std::ostream& os, const RunInfo& r, const config::json& stats, const std::string& log);
+
+}  // namespace relgpu::app

@@ -1,0 +1,43 @@
+// Functional engine: runs a launch to completion, CTA by CTA, with the
+// executor (exec.h). Within a CTA, warps run round-robin, func.quantum warp
+// instructions at a time or until they reach a barrier or exit. A CTA whose
+// unfinished warps all wait at barriers that cannot release is a deadlock
+// and stops the launch with a KernelError listing where each warp waits.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+
+#include "common/config.h"
+#include "func/exec.h"
+#include "runtime/device.h"
+
+namespace relgpu::func {
+
+inline const config::Key<int64_t> kMaxWarpInsn{
+    "func.max_warp_insn", 4'000'000'000, "warp instructions",
+    "runaway guard: a launch stops with an error past this many warp instructions", 1, 9.2e18};
+inline const config::Key<int64_t> kStackBytes{
+    "func.stack_bytes", 1024, "bytes",
+    "per-thread stack for .func call frames above the kernel's local frame (cudaLimitStackSize); "
+    "each frame takes max(its .local size, 16) bytes",
+    16, 1 << 20};
+inline const config::Key<int64_t> kQuantum{
+    "func.quantum", 64, "warp instructions",
+    "functional mode: instructions a warp runs before the next warp of its CTA gets a turn", 1, 1 << 30};
+
+class FuncEngine final : public runtime::Engine {
+ public:
+  // printf output goes to `out` (std::cout if null).
+  FuncEngine(const config::Config& cfg, GlobalMemory& mem, std::ostream* out = nullptr);
+  void launch(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid, runtime::Dim3 block,
+              uint64_t dyn_shmem, const std::vector<uint8_t>& params, runtime::LaunchRecord& rec) override;
+  void set_output(std::ostream* out) { out_ = out; }
+
+ private:
+  GlobalMemory& mem_;
+  std::ostream* out_;
+  uint64_t max_warp_insn_, stack_bytes_, quantum_;
+  uint64_t launches_ = 0;
+};
+
+}  // namespace relgpu::func

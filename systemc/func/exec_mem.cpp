@@ -1,0 +1,240 @@
+// Memory stage: address generation, bounds/alignment checks, loads, stores,
+// atomics and reductions against global, shared, local, param and const space.
+#include <cstring>
+
+#include "common/error.h"
+#include "func/exec.h"
+
+namespace relgpu::func {
+
+using ptx::AtomOp;
+using ptx::Space;
+using ptx::Type;
+
+void Executor::compute_addresses(Cta& cta, Warp& w, InFlight& f) {
+  const DInstr& d = *f.d;
+  uint64_t off = d.aoff + (d.alocal ? w.frames.back().local_base : 0);
+  f.bytes = uint32_t(d.bytes) * d.vec;
+  bool generic = d.space == Space::generic;
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    if (!(f.exec >> l & 1)) continue;
+    uint64_t a = (f.abase ? f.abase[l] : 0) + off;
+    Space sp = d.space;
+    if (generic) {
+      sp = generic_space(a);
+      a -= window_base(sp);
+    }
+    f.lane_space[l] = sp;
+    f.addr[l] = a;
+  }
+}
+
+static const char* access_name(XK k) {
+  switch (k) {
+    case XK::ld: return "load";
+    case XK::st: return "store";
+    default: return "atomic";
+  }
+}
+
+uint8_t* Executor::resolve(Cta& cta, Warp& w, int pc, int lane, Space sp, uint64_t a, uint64_t n, bool store,
+                           const char* what) {
+  auto where = [&] {
+    std::string s = std::string(ptx::space_name(sp)) + " " + what + " of " + std::to_string(n) +
+                    " bytes at " + (sp == Space::global || sp == Space::const_ ? "address " : std::string(ptx::space_name(sp)) + " address ") + hex(a);
+    return s;
+  };
+  if (n > 1 && (n & (n - 1)) == 0 && (a & (n - 1)) != 0)
+    fail(cta, w, pc, lane, "misaligned " + where() + " (must be " + std::to_string(n) + "-byte aligned)");
+  switch (sp) {
+    case Space::global: case Space::const_: {
+      uint8_t* p = ctx_.gmem->translate(a, n);
+      if (!p) fail(cta, w, pc, lane, "out-of-bounds " + where() + ": " + ctx_.gmem->describe(a, n));
+      if (store) {
+        const Allocation* al = ctx_.gmem->last_hit();
+        if (al && al->kind == Allocation::Kind::const_var)
+          fail(cta, w, pc, lane, where() + " writes __constant__ variable '" + al->label + "'");
+      }
+      return p;
+    }
+    case Space::shared:
+      if (a > cta.shared.size() || n > cta.shared.size() - a)
+        fail(cta, w, pc, lane, "out-of-bounds " + where() + " (the CTA has " + std::to_string(cta.shared.size()) +
+                                   " bytes of shared memory)");
+      return cta.shared.data() + a;
+    case Space::local: {
+      uint64_t top = w.frames.back().local_top;
+      if (a > top || n > top - a)
+        fail(cta, w, pc, lane, "out-of-bounds " + where() + " (the thread's stack holds " + std::to_string(top) +
+                                   " bytes)");
+      if (cta.local.empty()) cta.local.assign(cta.warps.size() * kWarpSize * cta.local_per_thread, 0);
+      return cta.local.data() + (uint64_t(w.linear_tid0) + lane) * cta.local_per_thread + a;
+    }
+    case Space::param: {
+      if (a < kFrameParamBase) {
+        if (store) fail(cta, w, pc, lane, where() + ": kernel parameters are read-only");
+        const std::vector<uint8_t>& pb = *ctx_.params;
+        if (a > pb.size() || n > pb.size() - a)
+          fail(cta, w, pc, lane, "out-of-bounds " + where() + " (the kernel has " + std::to_string(pb.size()) +
+                                     " bytes of parameters)");
+        return const_cast<uint8_t*>(pb.data()) + a;
+      }
+      Frame& fr = w.frames.back();
+      uint64_t o = a - kFrameParamBase, sz = fr.code->param_area;
+      if (o > sz || n > sz - o) fail(cta, w, pc, lane, "out-of-bounds " + where());
+      return fr.param.data() + lane * sz + o;
+    }
+    default: fail(cta, w, pc, lane, std::string("access to unsupported space: ") + what);
+  }
+}
+
+// Fixed-size copies so the compiler emits plain moves (hot path).
+static inline uint64_t load_bytes(const uint8_t* p, unsigned n) {
+  switch (n) {
+    case 1: return *p;
+    case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  }
+}
+static inline void store_bytes(uint8_t* p, uint64_t v, unsigned n) {
+  switch (n) {
+    case 1: *p = uint8_t(v); return;
+    case 2: { uint16_t x = uint16_t(v); std::memcpy(p, &x, 2); return; }
+    case 4: { uint32_t x = uint32_t(v); std::memcpy(p, &x, 4); return; }
+    default: std::memcpy(p, &v, 8); return;
+  }
+}
+
+// Shared and global accesses that are in bounds and aligned take this path;
+// anything else goes through resolve(), which also reports the error.
+inline uint8_t* Executor::lane_ptr(Cta& cta, Warp& w, InFlight& f, unsigned l, bool store, const char* what) {
+  uint64_t a = f.addr[l], n = f.bytes;
+  if ((a & (n - 1)) == 0) {
+    if (f.lane_space[l] == Space::shared) {
+      if (a + n <= cta.shared.size()) return cta.shared.data() + a;
+    } else if (f.lane_space[l] == Space::global) {
+      uint8_t* p = ctx_.gmem->translate(a, n);
+      if (p && (!store || ctx_.gmem->last_hit()->kind != Allocation::Kind::const_var)) return p;
+    }
+  }
+  return resolve(cta, w, f.pc, int(l), f.lane_space[l], a, n, store, what);
+}
+
+static uint64_t extend(uint64_t v, unsigned bytes, bool sign) {
+  if (bytes >= 8) return v;
+  unsigned sh = 64 - 8 * bytes;
+  return sign ? uint64_t(int64_t(v << sh) >> sh) : v & ((uint64_t(1) << (8 * bytes)) - 1);
+}
+
+static float as_f(uint64_t v) {
+  float f;
+  uint32_t u = uint32_t(v);
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+static uint64_t f_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+static double as_d(uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+static uint64_t d_bits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, 8);
+  return u;
+}
+
+// New value of an atomic location; operands at the instruction's width.
+static uint64_t atom_apply(AtomOp op, Type t, unsigned bytes, uint64_t old, uint64_t b, uint64_t c) {
+  bool sgn = ptx::type_is_signed(t);
+  uint64_t mask = bytes >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * bytes)) - 1;
+  old &= mask, b &= mask, c &= mask;
+  int64_t so = int64_t(extend(old, bytes, true)), sb = int64_t(extend(b, bytes, true));
+  uint64_t r = old;
+  switch (op) {
+    case AtomOp::add:
+      if (t == Type::f32) r = f_bits(as_f(old) + as_f(b));
+      else if (t == Type::f64) r = d_bits(as_d(old) + as_d(b));
+      else r = old + b;
+      break;
+    case AtomOp::min: r = sgn ? (sb < so ? b : old) : (b < old ? b : old); break;
+    case AtomOp::max: r = sgn ? (sb > so ? b : old) : (b > old ? b : old); break;
+    case AtomOp::inc: r = old >= b ? 0 : old + 1; break;
+    case AtomOp::dec: r = (old == 0 || old > b) ? b : old - 1; break;
+    case AtomOp::cas: r = old == b ? c : old; break;
+    case AtomOp::exch: r = b; break;
+    case AtomOp::and_: r = old & b; break;
+    case AtomOp::or_: r = old | b; break;
+    case AtomOp::xor_: r = old ^ b; break;
+    default: break;
+  }
+  return r & mask;
+}
+
+void Executor::memory(Cta& cta, Warp& w, InFlight& f) {
+  const DInstr& d = *f.d;
+  const Code& c = *f.code;
+  uint32_t m = f.exec;
+  if (!m) return;
+  const char* what = access_name(d.xk);
+  unsigned eb = d.bytes;
+  switch (d.xk) {
+    case XK::ld: {
+      for (unsigned l = 0; l < kWarpSize; ++l) {
+        if (!(m >> l & 1)) continue;
+        const uint8_t* p = lane_ptr(cta, w, f, l, false, what);
+        if (d.dst.k == DOp::kVec) {
+          for (unsigned k = 0; k < d.dst.nv; ++k) {
+            int32_t r = d.dst.v[k];
+            uint64_t v = extend(load_bytes(p + k * eb, eb), eb, d.sign);
+            f.dbuf[k][l] = r >= 0 ? v & c.reg_mask[r] : v;
+          }
+        } else {
+          f.dbuf[0][l] = extend(load_bytes(p, eb), eb, d.sign) & c.reg_mask[d.dst.reg];
+        }
+      }
+      f.ndst = d.dst.k == DOp::kVec ? d.dst.nv : 1;
+      return;
+    }
+    case XK::st: {
+      bool vec = d.src[0].k == DOp::kVec;
+      for (unsigned l = 0; l < kWarpSize; ++l) {
+        if (!(m >> l & 1)) continue;
+        uint8_t* p = lane_ptr(cta, w, f, l, true, what);
+        if (vec) {
+          for (unsigned k = 0; k < d.src[0].nv; ++k) store_bytes(p + k * eb, f.sbuf[k][l], eb);
+        } else {
+          store_bytes(p, f.src[0][l], eb);
+        }
+      }
+      return;
+    }
+    case XK::atom: case XK::red: {
+      // Lanes apply in lane order, each a read-modify-write.
+      const uint64_t* b = f.src[0];
+      const uint64_t* cc = d.nsrc > 1 ? f.src[1] : nullptr;
+      for (unsigned l = 0; l < kWarpSize; ++l) {
+        if (!(m >> l & 1)) continue;
+        Space sp = f.lane_space[l];
+        if (sp != Space::global && sp != Space::shared)
+          fail(cta, w, f.pc, int(l), std::string("atomic on ") + ptx::space_name(sp) + " address " + hex(f.addr[l]) +
+                                         " (only global and shared memory support atomics)");
+        uint8_t* p = resolve(cta, w, f.pc, int(l), sp, f.addr[l], eb, true, what);
+        uint64_t old = load_bytes(p, eb);
+        uint64_t nv = atom_apply(d.in->m.atom, d.in->m.type, eb, old, b[l], cc ? cc[l] : 0);
+        std::memcpy(p, &nv, eb);
+        if (d.xk == XK::atom) f.dbuf[0][l] = old & c.reg_mask[d.dst.reg];
+      }
+      f.ndst = d.xk == XK::atom ? 1 : 0;
+      return;
+    }
+    default: return;
+  }
+}
+
+}  // namespace relgpu::func
