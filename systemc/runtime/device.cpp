@@ -73,19 +73,26 @@ void Device::free(DevPtr p) { mem_->free(p); }
 
 void Device::memcpy_to_device(DevPtr dst, const void* src, size_t n) {
   mem_->write(dst, src, n, "memcpy host-to-device (destination)");
+  engine_->host_wrote(dst, n);
 }
 
 void Device::memcpy_to_host(void* dst, DevPtr src, size_t n) {
+  engine_->host_reads(src, n);
   mem_->read(dst, src, n, "memcpy device-to-host (source)");
 }
 
 void Device::memcpy_device(DevPtr dst, DevPtr src, size_t n) {
   std::vector<uint8_t> tmp(n);
+  engine_->host_reads(src, n);
   mem_->read(tmp.data(), src, n, "memcpy device-to-device (source)");
   mem_->write(dst, tmp.data(), n, "memcpy device-to-device (destination)");
+  engine_->host_wrote(dst, n);
 }
 
-void Device::memset(DevPtr dst, int value, size_t n) { mem_->fill(dst, value, n, "memset"); }
+void Device::memset(DevPtr dst, int value, size_t n) {
+  mem_->fill(dst, value, n, "memset");
+  engine_->host_wrote(dst, n);
+}
 
 DevPtr Device::symbol(const ptx::Module& mod, const std::string& name, size_t* size) const {
   for (size_t k = 0; k < modules_.size(); ++k) {

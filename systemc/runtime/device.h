@@ -55,6 +55,11 @@ class Engine {
   virtual ~Engine() = default;
   virtual void launch(const ptx::Module& mod, const ptx::Function& kernel, Dim3 grid, Dim3 block,
                       uint64_t dyn_shmem, const std::vector<uint8_t>& params, LaunchRecord& rec) = 0;
+  // The host wrote device memory directly (memcpy/memset): an engine that
+  // caches data (the timing model's L2) drops its copies of [addr, addr+n).
+  virtual void host_wrote(uint64_t addr, uint64_t n) {}
+  // The host is about to read device memory: write back what is cached dirty.
+  virtual void host_reads(uint64_t addr, uint64_t n) {}
 };
 
 class Device {

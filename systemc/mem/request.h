@@ -1,0 +1,55 @@
+// A memory request between an SM and the memory partitions, and the TLM-2.0
+// extension that carries it on a tlm_generic_payload.
+//
+// Protocol (approximately-timed, base protocol phases): the SM's initiator
+// socket sends BEGIN_REQ with nb_transport_fw; a component that cannot take
+// the request now returns TLM_ACCEPTED and sends END_REQ later (back
+// pressure); the responder sends BEGIN_RESP on the backward path; the
+// initiator answers END_RESP (or TLM_COMPLETED). Payload fields:
+//   address      line-aligned (kLineBytes) global address
+//   command      TLM_READ_COMMAND (read), TLM_WRITE_COMMAND (write, atomic)
+//   data_ptr     kLineBytes buffer owned by the initiator: filled with the
+//                line on read responses; holds the bytes to write on writes
+//   byte_enable  writes only: kLineBytes entries, 0xFF = write this byte
+//   extension    MemExt (always present)
+// Any memory-side component (interconnect, L2 slice, DRAM controller) can be
+// replaced by another TLM target that follows this.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <tlm>
+
+#include "ptx/ir.h"
+
+namespace relgpu::mem {
+
+constexpr unsigned kLineBytes = 128;
+
+enum class Kind : uint8_t { read, write, atomic };
+
+// One lane's atomic operation on this line, applied at the L2 in vector order.
+struct AtomLane {
+  uint16_t offset = 0;          // byte offset in the line
+  uint8_t bytes = 4;            // operand size
+  uint8_t lane = 0;
+  ptx::AtomOp op = ptx::AtomOp::none;
+  ptx::Type type = ptx::Type::none;
+  uint64_t b = 0, c = 0;        // operands (c: cas new value)
+  uint64_t old = 0;             // result: the value before the operation
+};
+
+struct MemExt : tlm::tlm_extension<MemExt> {
+  Kind kind = Kind::read;
+  uint32_t sm = 0, warp = 0, cta = 0;
+  int32_t pc = -1;              // instruction index in its function
+  uint64_t id = 0;              // initiator-local request id
+  bool bypass_l1 = false;       // .cg / volatile / atomics: not cached in L1
+  std::vector<AtomLane> atoms;  // kind == atomic
+  uint64_t issue_cycle = 0;     // SM cycle the request left the SM (for latency stats)
+
+  tlm::tlm_extension_base* clone() const override { return new MemExt(*this); }
+  void copy_from(const tlm::tlm_extension_base& o) override { *this = static_cast<const MemExt&>(o); }
+};
+
+}  // namespace relgpu::mem

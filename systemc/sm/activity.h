@@ -1,0 +1,35 @@
+// Per-cycle activity of one SM, published once per SM cycle to observers.
+// The power model, the droop predictor, aging stress and statistics
+// subscribe here; nobody reaches into the SM's internals.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace relgpu::sm {
+
+enum class IssueClass : uint8_t { INT, FP, SFU, LDST, count_ };
+
+struct Activity {
+  uint32_t sm = 0;
+  uint64_t cycle = 0;                 // this SM's cycle number
+  double time_ps = 0;                 // simulated time of this cycle
+  uint8_t issued[size_t(IssueClass::count_)] = {};  // warp instructions issued, by class
+  uint32_t active_warps = 0;          // warps resident and not finished
+  std::vector<uint8_t> rf_reads;      // per bank
+  std::vector<uint8_t> rf_writes;     // per bank
+  uint16_t rf_bank_conflicts = 0;
+  uint16_t oc_allocated = 0;          // operand collectors in use
+  uint16_t l1_accesses = 0, l1_misses = 0, shared_accesses = 0;
+  uint16_t mem_requests = 0;          // requests sent to the interconnect
+};
+
+class ActivityObserver {
+ public:
+  virtual ~ActivityObserver() = default;
+  // Called once per SM cycle, also for cycles the SM skips while idle
+  // (skipped cycles are reported as one call with `skipped` > 0 and an
+  // Activity of all zeros, so observers can account idle time cheaply).
+  virtual void on_cycle(const Activity& a, uint64_t skipped) = 0;
+};
+
+}  // namespace relgpu::sm
