@@ -8,8 +8,10 @@ function(relgpu_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES} ${CMAKE_SOURCE_DIR}/systemc/tests/test_main.cpp)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest PkgConfig::SystemC Threads::Threads)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-    PROPERTIES ENVIRONMENT "RELGPU_SOURCE_DIR=${CMAKE_SOURCE_DIR};SC_COPYRIGHT_MESSAGE=DISABLE")
+  # test_main.cpp exports these as environment variables (unless already set).
+  target_compile_definitions(${name} PRIVATE RELGPU_SOURCE_DIR_DEFAULT="${CMAKE_SOURCE_DIR}"
+                                             RELGPU_BIN_DEFAULT="${CMAKE_BINARY_DIR}/bin/relgpu")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # relgpu_embed_text(OUT_CPP SYMBOL INPUT)

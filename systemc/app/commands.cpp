@@ -9,6 +9,8 @@
 #include "ptx/analysis.h"
 #include "ptx/info.h"
 #include "ptx/parser.h"
+#include "ptx/validate.h"
+#include "func/exec.h"
 #include "workload.h"
 
 namespace relgpu::app {
@@ -53,6 +55,12 @@ int cmd_ptx_info(Args& a) {
   auto mod = ptx::parse(ss.str(), file);
   ptx::analyse(*mod);
   std::cout << ptx::info(*mod);
+  // Inspection still works for kernels relgpu cannot run; say so, as a load would.
+  try {
+    ptx::validate(*mod, func::implemented);
+  } catch (const InputError& e) {
+    std::cout << "\nnote: this module cannot run on relgpu: " << e.what() << "\n";
+  }
   return 0;
 }
 

@@ -1,0 +1,150 @@
+// The command line as a user meets it: exit codes and messages for good and
+// bad input, the stats file, and determinism. Runs the built binary.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Out {
+  int rc;
+  std::string text;  // stdout and stderr together
+};
+
+Out relgpu(const std::string& args) {
+  const char* bin = std::getenv("RELGPU_BIN");
+  EXPECT_NE(bin, nullptr) << "RELGPU_BIN not set (run through ctest)";
+  std::string cmd = std::string(bin ? bin : "relgpu") + " " + args + " 2>&1";
+  Out o{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return o;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.text.append(buf.data(), n);
+  int st = pclose(p);
+  o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+std::string tmpfile_with(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kHeader = ".version 9.0\n.target sm_75\n.address_size 64\n";
+
+TEST(Cli, ListFirstColumnIsWorkloadName) {
+  Out o = relgpu("list");
+  ASSERT_EQ(o.rc, 0) << o.text;
+  EXPECT_EQ(o.text.find("SystemC"), std::string::npos) << "banner leaked into output";
+  std::istringstream s(o.text);
+  std::string first;
+  s >> first;
+  EXPECT_EQ(first, "backprop");
+  EXPECT_NE(o.text.find("\nbfs "), std::string::npos);
+}
+
+TEST(Cli, HelpForEveryCommand) {
+  for (const char* c : {"--help", "run --help", "list --help", "ptx-info --help", "config --help"}) {
+    Out o = relgpu(c);
+    EXPECT_EQ(o.rc, 0) << c;
+    EXPECT_NE(o.text.find("usage"), std::string::npos) << c;
+  }
+}
+
+TEST(Cli, MalformedPtxGivesFileLineCol) {
+  std::string f = tmpfile_with("bad_semicolon.ptx", std::string(kHeader) +
+                                                        ".visible .entry k()\n{\n .reg .b32 %r<3>;\n"
+                                                        " mov.u32 %r1, 5\n add.u32 %r2, %r1, 1;\n ret;\n}\n");
+  Out o = relgpu("ptx-info " + f);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(f + ":7:"), std::string::npos) << o.text;
+}
+
+TEST(Cli, UnknownOpcodeNamedAtItsLine) {
+  std::string f = tmpfile_with("bad_op.ptx", std::string(kHeader) +
+                                                 ".visible .entry k()\n{\n .reg .b32 %r<3>;\n"
+                                                 " frobnicate.u32 %r1, 5;\n ret;\n}\n");
+  Out o = relgpu("ptx-info " + f);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(f + ":7:2:"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("frobnicate"), std::string::npos) << o.text;
+}
+
+TEST(Cli, UnsupportedInstructionNamedByPtxInfo) {
+  std::string f = tmpfile_with("tex.ptx", std::string(kHeader) +
+                                              ".visible .entry k()\n{\n .reg .f32 %f<3>;\n .reg .b64 %rd<3>;\n"
+                                              " tex.2d.v4.f32.f32 {%f1,%f2,%f1,%f2}, [%rd1, {%f1,%f2}];\n ret;\n}\n");
+  Out o = relgpu("ptx-info " + f);
+  EXPECT_NE(o.text.find("unsupported PTX instruction 'tex.2d"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find(f + ":8:"), std::string::npos) << o.text;
+}
+
+TEST(Cli, BadInputExitsTwoWithMessage) {
+  struct Case {
+    std::string args, expect;
+  } cases[] = {
+      {"run nosuch", "unknown workload 'nosuch'"},
+      {"run bfs --size huge", "--size must be"},
+      {"run bfs --seed -1", "--seed"},
+      {"run bfs --frob", "unknown option '--frob'"},
+      {"run bfs --config /nonexistent.json", "/nonexistent.json: cannot open"},
+      {"run bfs --set no.such.key=1", "unknown config key 'no.such.key'"},
+      {"run bfs --set func.max_warp_insn=0", "out of range"},
+      {"ptx-info /nonexistent.ptx", "/nonexistent.ptx: cannot open"},
+      {"frob", "unknown command 'frob'"},
+  };
+  for (auto& c : cases) {
+    Out o = relgpu(c.args);
+    EXPECT_EQ(o.rc, 2) << c.args << "\n" << o.text;
+    EXPECT_NE(o.text.find(c.expect), std::string::npos) << c.args << "\n" << o.text;
+  }
+}
+
+TEST(Cli, ConfigFileErrorsNameFileAndKey) {
+  std::string typo = tmpfile_with("typo.json", "{\"func\": {\"max_warp_insns\": 5}}");
+  Out o = relgpu("run bfs --size small --config " + typo);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(typo + ": unknown config key 'func.max_warp_insns'"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("did you mean 'func.max_warp_insn'"), std::string::npos) << o.text;
+
+  std::string syntax = tmpfile_with("syntax.json", "{\n  \"func.max_warp_insn\": 5,\n}\n");
+  o = relgpu("run bfs --size small --config " + syntax);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(syntax + ":3:"), std::string::npos) << o.text;
+
+  std::string type = tmpfile_with("type.json", "{\"func.max_warp_insn\": \"many\"}");
+  o = relgpu("run bfs --size small --config " + type);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find("must be of type int"), std::string::npos) << o.text;
+}
+
+TEST(Cli, RunawayKernelIsAKernelError) {
+  Out o = relgpu("run bfs --size small --mode functional --set func.max_warp_insn=100");
+  EXPECT_EQ(o.rc, 3) << o.text;
+  EXPECT_NE(o.text.find("exceeded func.max_warp_insn=100"), std::string::npos) << o.text;
+}
+
+TEST(Cli, StatsFileHasTheDocumentedFieldsAndIsDeterministic) {
+  std::string a = ::testing::TempDir() + "a.json", b = ::testing::TempDir() + "b.json";
+  ASSERT_EQ(relgpu("run spmv --size small --mode functional --seed 4 --quiet --stats " + a).rc, 0);
+  ASSERT_EQ(relgpu("run spmv --size small --mode functional --seed 4 --quiet --stats " + b).rc, 0);
+  auto ja = nlohmann::json::parse(std::ifstream(a)), jb = nlohmann::json::parse(std::ifstream(b));
+  for (const char* k : {"workload", "kernel_launches", "gpu_sim_insn", "gpu_warp_insn", "class_counts", "wall_s",
+                        "sim_rate_thread_insn_per_s", "output_check", "config"})
+    EXPECT_TRUE(ja.contains(k)) << k;
+  EXPECT_EQ(ja["output_check"], "pass");
+  EXPECT_EQ(ja["config"]["func.max_warp_insn"], 4000000000LL);
+  for (auto* j : {&ja, &jb}) j->erase("host"), j->erase("wall_s"), j->erase("sim_rate_thread_insn_per_s");
+  EXPECT_EQ(ja, jb);
+}
+
+}  // namespace
