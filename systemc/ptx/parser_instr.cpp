@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ptx/analysis.h"
 #include "ptx/parser_impl.h"
 
 namespace relgpu::ptx::detail {
@@ -31,18 +32,6 @@ bool undecoded_op(Opcode op) {
       return true;
     default:
       return false;
-  }
-}
-
-bool has_dst(Opcode op) {
-  switch (op) {
-    case Opcode::st: case Opcode::red: case Opcode::bar: case Opcode::barrier: case Opcode::bra:
-    case Opcode::call: case Opcode::ret: case Opcode::exit: case Opcode::trap: case Opcode::brkpt:
-    case Opcode::membar: case Opcode::fence: case Opcode::prefetch: case Opcode::prefetchu:
-    case Opcode::nanosleep: case Opcode::pmevent:
-      return false;
-    default:
-      return true;
   }
 }
 
@@ -528,7 +517,7 @@ void Parser::parse_instruction() {
       if (i == ap && !is_addr) fail(ot, "operand " + std::to_string(i + 1) + " of '" + std::string(word) + "' must be an address [..]");
       if (i != ap && is_addr) fail(ot, "operand " + std::to_string(i + 1) + " of '" + std::string(word) + "' must not be an address");
     }
-    if (has_dst(in.op) && nops > 0) {
+    if (writes_dst(in.op) && nops > 0) {
       auto k = in.ops[0].kind;
       if (k != Operand::Kind::reg && k != Operand::Kind::vec && k != Operand::Kind::sink)
         fail(ot, "the destination of '" + std::string(word) + "' must be a register");
