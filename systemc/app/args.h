@@ -43,5 +43,7 @@ int cmd_list(Args& a);
 int cmd_run(Args& a);
 int cmd_ptx_info(Args& a);
 int cmd_config(Args& a);
+int cmd_regress(Args& a);  // app/regress.cpp
+int cmd_exec(Args& a);     // app/exec.cpp
 
 }  // namespace relgpu::app

@@ -17,6 +17,8 @@ commands:
   run WORKLOAD [options]    run one workload and check its output (relgpu run --help)
   ptx-info FILE.ptx         kernels, registers, basic blocks, reconvergence points, dead bits
   config --explain [PREFIX] every configuration key with its type, default, range and doc
+  regress SUITE.json        run a regression suite in parallel, compare stats (relgpu regress --help)
+  exec [options] -- ./app   run a CUDA program (nvcc -cudart shared) on the simulated GPU (relgpu exec --help)
 
 options:
   -h, --help                this text; `relgpu <command> --help` for a command's options
@@ -51,15 +53,18 @@ static int dispatch(int argc, char** argv) {
   if (cmd == "run") return cmd_run(a);
   if (cmd == "ptx-info") return cmd_ptx_info(a);
   if (cmd == "config") return cmd_config(a);
+  if (cmd == "regress") return cmd_regress(a);
+  if (cmd == "exec") return cmd_exec(a);
   throw InputError("unknown command '" + cmd + "' (see `relgpu --help`)");
 }
 
 }  // namespace relgpu::app
 
+// libsystemc's main prints its copyright banner before calling sc_main, so
+// the variable that disables it must be set during static initialisation.
+static const bool kNoBanner = [] { return setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0; }();
+
 int sc_main(int argc, char** argv) {
-  // The banner goes to stdout, where scripts read `relgpu list`; it is
-  // printed lazily, so disabling it here is early enough.
-  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
   try {
     return relgpu::app::dispatch(argc, argv);
   } catch (const relgpu::InputError& e) {

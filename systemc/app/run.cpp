@@ -9,14 +9,11 @@
 #include "app/args.h"
 #include "app/stats.h"
 #include "common/config.h"
+#include "gpu/mode.h"
 #include "runtime/device.h"
 #include "workload.h"
 
 namespace relgpu::app {
-
-inline const config::Key<std::string> kMode{
-    "sim.mode", "functional", "", "simulation mode: 'functional' executes instructions exactly, without timing",
-    std::vector<std::string>{"functional"}};
 
 static const char* kRunHelp = R"(usage: relgpu run WORKLOAD [options]
 
@@ -27,15 +24,16 @@ options:
   --size small|default   input size: small for tests, default for experiments (default: default)
   --config FILE          JSON configuration (see `relgpu config --explain`)
   --set KEY=VALUE        override one configuration key; repeatable; applied after --config
-  --mode functional      simulation mode (same as --set sim.mode=...)
+  --mode timing|functional  simulation mode (default: timing; same as --set sim.mode=...)
   --seed N               seed for the workload's input data (default: 1)
   --stats FILE           write the stats as JSON
+  --csv FILE             append one row of headline stats (header first if FILE is new), for sweeps
   --quiet                print nothing but errors
   -h, --help             this text
 )";
 
 int cmd_run(Args& a) {
-  std::string name, config_file, stats_file, size_text = "default";
+  std::string name, config_file, stats_file, csv_file, size_text = "default";
   std::vector<std::string> sets;
   uint64_t seed = 1;
   bool quiet = false;
@@ -53,6 +51,7 @@ int cmd_run(Args& a) {
     else if (opt == "--mode") sets.push_back("sim.mode=" + v());
     else if (opt == "--seed") seed = parse_u64(v(), "--seed");
     else if (opt == "--stats") stats_file = v();
+    else if (opt == "--csv") csv_file = v();
     else if (opt == "--quiet") quiet = true;
     else if (opt.rfind("-", 0) == 0) a.unknown(arg);
     else if (name.empty()) name = arg;
@@ -71,15 +70,17 @@ int cmd_run(Args& a) {
   for (auto& s : sets) cfg.set(s);
 
   runtime::Device dev(cfg);
+  gpu::use_configured_engine(dev, cfg);
   std::ostringstream log;
   wl::Context ctx{dev, size, seed, wl::ptx_text(name), wl::ptx_path(name), log};
   auto t0 = std::chrono::steady_clock::now();
   wl::Result r = w->run(ctx);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  RunInfo info{name, size_text, cfg.get(kMode), seed, wall, r.pass, r.message};
+  RunInfo info{name, size_text, cfg.get(gpu::kMode), seed, wall, r.pass, r.message};
   auto stats = run_stats(info, dev, cfg);
   if (!stats_file.empty()) write_json(stats_file, stats);
+  if (!csv_file.empty()) append_csv(csv_file, stats, config_file);
   if (!quiet) print_summary(std::cout, info, stats, log.str());
   return r.pass ? 0 : 1;
 }

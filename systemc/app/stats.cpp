@@ -4,25 +4,11 @@
 #include <iomanip>
 
 #include "common/error.h"
+#include "gpu/stats.h"
 
 namespace relgpu::app {
 
 using config::json;
-
-// Adds every number in `part` into `total`, recursing into objects, so that
-// per-launch detail (op-class counts, ...) sums into run totals.
-static void sum_into(json& total, const json& part) {
-  for (auto it = part.begin(); it != part.end(); ++it) {
-    if (it->is_object()) {
-      if (!total.contains(it.key())) total[it.key()] = json::object();
-      sum_into(total[it.key()], *it);
-    } else if (it->is_number_integer()) {
-      total[it.key()] = total.value(it.key(), int64_t(0)) + it->get<int64_t>();
-    } else if (it->is_number_float()) {
-      total[it.key()] = total.value(it.key(), 0.0) + it->get<double>();
-    }
-  }
-}
 
 json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Config& cfg) {
   json s = json::object();
@@ -44,21 +30,35 @@ json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Confi
     j["gpu_warp_insn"] = l.warp_insn;
     if (!l.detail.is_null()) j["detail"] = l.detail;
     launches.push_back(j);
-    if (l.detail.is_object()) sum_into(detail, l.detail);
+    // Per-launch counters (op classes, timing stats, per-SM and per-bank
+    // arrays element-wise) sum into run totals; ratios are derived below.
+    if (l.detail.is_object()) gpu::add_json(detail, l.detail);
   }
   s["kernel_launches"] = dev.launches().size();
   s["gpu_sim_insn"] = thread_insn;
   s["gpu_warp_insn"] = warp_insn;
   for (auto it = detail.begin(); it != detail.end(); ++it) s[it.key()] = *it;
+  gpu::derive_ratios(s);  // ipc, hit rates, bandwidth of the whole run
   s["output_check"] = r.pass ? "pass" : "fail";
   s["output_message"] = r.check_message;
   s["launches"] = launches;
   s["host"] = {{"wall_s", r.wall_s},
                {"sim_rate_thread_insn_per_s", r.wall_s > 0 ? thread_insn / r.wall_s : 0.0}};
+  if (s.contains("gpu_sim_cycle")) {
+    // Timing mode: GPGPU-Sim's simulation rate in cycles, and how much
+    // slower than the silicon the model runs (wall time / simulated time).
+    double cycles = s["gpu_sim_cycle"].get<double>(), sim_s = s.value("sim_time_ps", 0.0) * 1e-12;
+    s["host"]["sim_rate_cycle_per_s"] = r.wall_s > 0 ? cycles / r.wall_s : 0.0;
+    s["host"]["silicon_slowdown"] = sim_s > 0 ? r.wall_s / sim_s : 0.0;
+  }
   // Top-level copies of the host rates, under the names the issue and
   // GPGPU-Sim users look for.
   s["wall_s"] = r.wall_s;
   s["sim_rate_thread_insn_per_s"] = s["host"]["sim_rate_thread_insn_per_s"];
+  if (s["host"].contains("sim_rate_cycle_per_s")) {
+    s["sim_rate_cycle_per_s"] = s["host"]["sim_rate_cycle_per_s"];
+    s["silicon_slowdown"] = s["host"]["silicon_slowdown"];
+  }
   s["config"] = cfg.effective();
   s["config_sources"] = cfg.sources();
   return s;
@@ -90,7 +90,64 @@ void print_summary(std::ostream& os, const RunInfo& r, const json& s, const std:
      << group(s["gpu_warp_insn"].get<uint64_t>()) << ")\n";
   os << std::fixed << std::setprecision(3) << "  wall time         " << r.wall_s << " s   ("
      << std::setprecision(1) << s["sim_rate_thread_insn_per_s"].get<double>() / 1e6 << " M thread-insn/s)\n";
+  if (s.contains("gpu_sim_cycle")) {
+    os << "  gpu_sim_cycle     " << group(s["gpu_sim_cycle"].get<uint64_t>()) << "   (ipc " << std::setprecision(2)
+       << s.value("ipc", 0.0) << ", " << std::setprecision(3) << s.value("sim_rate_cycle_per_s", 0.0) / 1e3
+       << " k cycles/s, silicon slowdown " << std::setprecision(0) << s.value("silicon_slowdown", 0.0) << "x)\n";
+    auto rate = [&](const char* what, const json* o, const char* key) {
+      if (o && o->is_object() && o->contains(key))
+        os << "  " << std::left << std::setw(18) << what << std::right << std::setprecision(1)
+           << 100.0 * (*o)[key].get<double>() << " %\n";
+    };
+    const json* l1 = s.contains("sm_total") && s["sm_total"].contains("l1d") ? &s["sm_total"]["l1d"] : nullptr;
+    rate("L1D hit rate", l1, "hit_rate");
+    rate("L2 hit rate", s.contains("l2") ? &s["l2"] : nullptr, "hit_rate");
+    rate("DRAM row hits", s.contains("dram") ? &s["dram"] : nullptr, "row_hit_rate");
+  }
   os << "  output check      " << (r.pass ? "PASS" : "FAIL") << "   " << r.check_message << "\n";
+}
+
+// One CSV cell: the value at a '/'-separated path, empty if absent.
+static std::string cell(const json& s, const std::string& path) {
+  const json* j = &s;
+  size_t a = 0;
+  while (a <= path.size()) {
+    size_t b = path.find('/', a);
+    if (b == std::string::npos) b = path.size();
+    std::string k = path.substr(a, b - a);
+    if (!j->is_object() || !j->contains(k)) return "";
+    j = &(*j)[k];
+    a = b + 1;
+  }
+  if (j->is_string()) {
+    std::string v = j->get<std::string>(), q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  }
+  return j->dump();
+}
+
+void append_csv(const std::string& path, const json& s, const std::string& config_file) {
+  static const char* kCols[] = {"workload", "size", "mode", "seed", "kernel_launches", "gpu_sim_insn",
+                                "gpu_warp_insn", "gpu_sim_cycle", "ipc", "sm_total/l1d/hit_rate", "l2/hit_rate",
+                                "dram/row_hit_rate", "dram/bandwidth_gbytes_per_s", "output_check", "wall_s",
+                                "sim_rate_thread_insn_per_s", "sim_rate_cycle_per_s"};
+  bool fresh;
+  {
+    std::ifstream in(path);
+    fresh = !in || in.peek() == std::ifstream::traits_type::eof();
+  }
+  std::ofstream f(path, std::ios::app);
+  if (!f) throw InputError(path + ": cannot append to CSV file");
+  if (fresh) {
+    f << "config";
+    for (const char* c : kCols) f << "," << c;
+    f << "\n";
+  }
+  f << cell(json{{"c", config_file}}, "c");
+  for (const char* c : kCols) f << "," << cell(s, c);
+  f << "\n";
+  if (!f) throw InputError(path + ": error while writing CSV file");
 }
 
 }  // namespace relgpu::app

@@ -20,6 +20,9 @@ struct RunInfo {
 // measure the host (wall_s, sim_rate_*), which are grouped under "host".
 config::json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Config& cfg);
 void write_json(const std::string& path, const config::json& j);
+// Appends one row of headline stats to a CSV file (with a header row if the
+// file is new or empty); `config_file` goes in the first column.
+void append_csv(const std::string& path, const config::json& stats, const std::string& config_file);
 void print_summary(std::ostream& os, const RunInfo& r, const config::json& stats, const std::string& log);
 
 }  // namespace relgpu::app

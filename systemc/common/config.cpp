@@ -1,5 +1,6 @@
 #include "common/config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -31,8 +32,7 @@ static const char* kind_name(Kind k) {
   return "?";
 }
 
-// Closest declared key, to suggest for a typo.
-static std::string nearest(const std::string& key) {
+std::string nearest(const std::string& key, const std::vector<std::string>& candidates, size_t max_dist) {
   auto dist = [](const std::string& a, const std::string& b) {
     std::vector<size_t> d(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
@@ -48,12 +48,18 @@ static std::string nearest(const std::string& key) {
     return d[b.size()];
   };
   std::string best;
-  size_t bd = 4;
-  for (auto& [name, _] : registry()) {
-    size_t d = dist(key, name);
-    if (d < bd) bd = d, best = name;
+  size_t bd = max_dist + 1;
+  for (auto& c : candidates) {
+    size_t d = dist(key, c);
+    if (d < bd) bd = d, best = c;
   }
   return best;
+}
+
+static std::string nearest_key(const std::string& key) {
+  std::vector<std::string> names;
+  for (auto& [name, _] : registry()) names.push_back(name);
+  return nearest(key, names);
 }
 
 static std::string range_text(const KeyInfo& k) {
@@ -71,7 +77,7 @@ void Config::set_value(const std::string& key, const json& v, const std::string&
   auto it = registry().find(key);
   if (it == registry().end()) {
     std::string msg = origin + ": unknown config key '" + key + "'";
-    std::string near = nearest(key);
+    std::string near = nearest_key(key);
     if (!near.empty()) msg += " (did you mean '" + near + "'?)";
     msg += "; `relgpu config --explain` lists the keys";
     throw InputError(msg);

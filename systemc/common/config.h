@@ -94,6 +94,11 @@ class Config {
   std::vector<std::string> sources_;
 };
 
+// The candidate closest to `key` by edit distance (at most max_dist edits),
+// or "" if none is that close: the "did you mean" of every error about a
+// misspelt name.
+std::string nearest(const std::string& key, const std::vector<std::string>& candidates, size_t max_dist = 3);
+
 // `relgpu config --explain [prefix]`
 std::string explain(const std::string& prefix);
 

@@ -37,6 +37,8 @@
 #include "func/warp.h"
 #include "ptx/ir.h"
 
+namespace relgpu::mem { struct AtomLane; }
+
 namespace relgpu::func {
 
 // True if the executor runs this instruction (alu_supports or handled here).
@@ -189,6 +191,27 @@ class Executor {
   // For deadlock reports: each unfinished warp, where it waits.
   std::string describe_waits(const Cta& cta) const;
 
+  // ---- timing-model hooks (exec_timing.cpp) ----
+  // The timing model moves global-memory lanes of ld/st/atom/red through its
+  // 128-B line requests instead of GlobalMemory; every other lane (shared,
+  // local, param, const) still goes through memory(). Call after execute().
+  // Global lanes of f (exec lanes whose space is global), checked for
+  // bounds, alignment, const stores and atomic spaces with the same errors
+  // memory() throws.
+  uint32_t global_lanes(Cta& cta, Warp& w, InFlight& f);
+  // memory() for the exec lanes that are not global; sets f.ndst as memory() does.
+  void memory_non_global(Cta& cta, Warp& w, InFlight& f, uint32_t global);
+  // ld: results of the global lanes whose address lies in the line at
+  // `line` (line-aligned, mem::kLineBytes) from that line's bytes.
+  void load_from_line(InFlight& f, uint32_t global, uint64_t line, const uint8_t* data) const;
+  // st: writes the global lanes' bytes in this line into data and marks
+  // byte_enable (0xFF); lanes in lane order, so the last lane wins as in memory().
+  void store_to_line(InFlight& f, uint32_t global, uint64_t line, uint8_t* data, uint8_t* byte_enable) const;
+  // atom/red: the global lanes' operations on this line, in lane order.
+  void atoms_for_line(InFlight& f, uint32_t global, uint64_t line, std::vector<mem::AtomLane>& out) const;
+  // atom: the old values returned with a line's AtomLanes become the results.
+  void atom_results(InFlight& f, const std::vector<mem::AtomLane>& lanes) const;
+
   const LaunchCtx& ctx() const { return ctx_; }
   const Code& code(const ptx::Function* fn);   // decoded (cached per launch)
   uint64_t issued() const { return issued_; }
@@ -226,5 +249,10 @@ class Executor {
   const Code* kcode_ = nullptr;
   uint64_t issued_ = 0;
 };
+
+// Applies one atomic lane to the line holding it (line = the line's bytes)
+// and stores the value before the operation in a.old: the memory side's
+// half of an atomic, with the executor's semantics.
+void apply_atom(mem::AtomLane& a, uint8_t* line);
 
 }  // namespace relgpu::func

@@ -1,0 +1,182 @@
+#include "gpu/gpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "common/error.h"
+#include "gpu/stats.h"
+
+namespace relgpu::gpu {
+
+using config::json;
+
+Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMemory& gmem)
+    : sc_module(name), ref_clock_(clock_from_mhz(cfg.get(kSmClockMhz))) {
+  // Clock edges are computed in ps (gpu/keys.h).
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+    throw InputError("timing model: the SystemC time resolution must be 1 ps");
+  std::vector<Clock> clocks = sm_clocks(cfg);
+  for (unsigned i = 0; i < clocks.size(); ++i) {
+    sms_.push_back(std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, clocks[i], cfg, *this));
+    cores_.push_back(&sms_.back()->core());
+  }
+  icnt_ = std::make_unique<mem::Interconnect>("icnt", cfg, num_sms());
+  for (auto& s : sms_) s->socket.bind(icnt_->sm_side);
+  unsigned nparts = unsigned(cfg.get(mem::kNumPartitions));
+  for (unsigned i = 0; i < nparts; ++i) {
+    parts_.push_back(std::make_unique<mem::Partition>(("part" + std::to_string(i)).c_str(), cfg, i, gmem));
+    icnt_->mem_side.bind(parts_.back()->tgt);
+  }
+  gmem_ = &gmem;
+  SC_HAS_PROCESS(Gpu);
+  SC_THREAD(launcher);
+}
+
+Gpu::~Gpu() = default;
+
+void Gpu::begin(const func::LaunchCtx& ctx, runtime::Dim3 grid, const sm::CtaShape& shape) {
+  for (auto& s : sms_) {
+    s->core().begin_launch(ctx);
+    s->reset_counters();
+  }
+  sched_.start(grid, shape);
+  finished_ = false;
+  error_ = nullptr;
+  icnt_->reset_stats();
+  for (auto& p : parts_) p->reset_stats();
+  start_pending_ = true;
+  start_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Gpu::launcher() {
+  for (;;) {
+    // The flag, not only the event: the first launch is set up during
+    // elaboration, before this thread first runs.
+    while (!start_pending_) wait(start_ev_);
+    start_pending_ = false;
+    start_ps_ = end_ps_ = sc_core::sc_time_stamp().value();
+    running_ = true;
+    dispatch();
+    if (!sched_.dispatched()) {
+      running_ = false;
+      error_ = std::make_exception_ptr(InputError(
+          "timing model: a CTA of this launch does not fit in an empty SM (threads, registers, shared "
+          "memory or CTA slots; see sm.max_threads, sm.shared_bytes, rf.*)"));
+      sc_core::sc_pause();
+    }
+  }
+}
+
+void Gpu::dispatch() {
+  served_.clear();
+  sched_.dispatch(cores_, served_);
+  for (unsigned s : served_) sms_[s]->kick();
+}
+
+void Gpu::ctas_finished(unsigned sm, unsigned n) {
+  sched_.finished(n);
+  if (!sched_.all_dispatched()) dispatch();
+}
+
+void Gpu::sm_idle(unsigned) {
+  if (!running_ || !sched_.all_finished()) return;
+  for (auto* c : cores_)
+    if (!c->idle()) return;
+  running_ = false;
+  finished_ = true;
+  end_ps_ = sc_core::sc_time_stamp().value();
+  sc_core::sc_pause();
+}
+
+void Gpu::sm_failed(unsigned, std::exception_ptr e) {
+  if (!error_) error_ = e;
+  running_ = false;
+  sc_core::sc_pause();
+}
+
+std::string Gpu::describe() const {
+  std::ostringstream os;
+  os << sched_.dispatched() << " of " << sched_.total() << " CTAs dispatched, " << sched_.finished_count()
+     << " finished; busy SMs:";
+  bool any = false;
+  for (auto& s : sms_)
+    if (!s->core().idle()) os << " " << s->id(), any = true;
+  if (!any) os << " none";
+  return os.str();
+}
+
+json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
+  json d = json::object();
+  d["engine"] = "timing";
+  d["ctas"] = sched_.total();
+  d["gpu_sim_cycle"] = ref_clock_.cycle_at_or_after(end_ps_) - ref_clock_.cycle_at_or_after(start_ps_);
+  d["sim_time_ps"] = end_ps_ - start_ps_;
+  json sms = json::array(), total = json::object();
+  for (auto& s : sms_) {
+    json core = s->core().stats();
+    const auto& n = s->counters();
+    // The core's own stats ("cycles" = its busy cycles, skipped ones
+    // included), then the wrapper's: kernel_cycles counts every edge of this
+    // SM's clock during the launch, ticked/skipped how the busy ones were spent.
+    json j = std::move(core);
+    j["kernel_cycles"] = s->clock().cycle_at_or_after(end_ps_) - s->clock().cycle_at_or_after(start_ps_);
+    j["ticked_cycles"] = n.ticked;
+    j["skipped_cycles"] = n.skipped;
+    j["icnt_requests"] = n.requests;
+    j["icnt_send_rejected"] = n.rejected;
+    j["mem_latency_sum"] = n.latency_sum;
+    // A counter for operand-collector occupancy, so that it sums across SMs
+    // and launches (the core reports only the average).
+    if (j.contains("oc") && j["oc"].contains("avg_occupied") && !j["oc"].contains("busy_sum"))
+      j["oc"]["busy_sum"] = uint64_t(std::llround(j["oc"]["avg_occupied"].get<double>() *
+                                                   double(std::max<uint64_t>(j.value("cycles", uint64_t(0)), 1))));
+    // Sizes are in the effective config; as stats they would add up.
+    if (j.contains("rf")) j["rf"].erase("banks");
+    if (j.contains("oc")) j["oc"].erase("collectors");
+    add_json(total, j);
+    sms.push_back(std::move(j));
+  }
+  thread_insn = total.value("thread_insn", uint64_t(0));
+  warp_insn = total.value("warp_insn", uint64_t(0));
+  d["sm_total"] = std::move(total);
+  d["sms"] = std::move(sms);
+  json parts = json::array(), l2 = json::object(), dram = json::object();
+  for (auto& p : parts_) {
+    json j = p->stats();
+    add_json(l2, j["l2"]);
+    add_json(dram, j["dram"]);
+    parts.push_back(std::move(j));
+  }
+  d["l2"] = std::move(l2);
+  d["dram"] = std::move(dram);
+  d["icnt"] = icnt_->stats();
+  d["partitions"] = std::move(parts);
+  return d;
+}
+
+void Gpu::flush(uint64_t addr, uint64_t n) {
+  for (auto& p : parts_) p->flush(addr, n);
+}
+
+void Gpu::invalidate(uint64_t addr, uint64_t n) {
+  for (auto& p : parts_) p->invalidate(addr, n);
+}
+
+void Gpu::flush_all() {
+  for (auto& p : parts_) p->flush();
+}
+
+void Gpu::invalidate_all() {
+  // Lines are clean after every launch (flush_all), so dropping them loses nothing.
+  for (auto& p : parts_) p->invalidate(0, UINT64_MAX);
+}
+
+void Gpu::set_memory(func::GlobalMemory& gmem) {
+  // The L2 slices hold a reference to the memory they were built with.
+  if (&gmem != gmem_)
+    throw InputError("timing model: the GPU of this process serves the memory of the first Device that ran a "
+                     "launch; run another Device in its own process");
+}
+
+}  // namespace relgpu::gpu

@@ -1,0 +1,80 @@
+// The GPU top: N SMs, the interconnect and M memory partitions (L2 slice +
+// DRAM controller), wired with TLM-2.0 sockets, plus the CTA scheduler and
+// kernel completion. Built once per process (SystemC elaborates once); the
+// TimingEngine drives one launch at a time:
+//   begin(...)            (simulation paused) set up the launch
+//   sc_start(...)         the launcher thread dispatches CTAs; the SMs run;
+//                         the last SM to go idle ends the kernel (sc_pause)
+//   finished()/error()    outcome; kernel_stats() the per-kernel stats
+#pragma once
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "common/config.h"
+#include "func/exec.h"
+#include "gpu/cta_scheduler.h"
+#include "gpu/keys.h"
+#include "gpu/sm_module.h"
+#include "mem/interconnect.h"
+#include "mem/partition.h"
+#include "runtime/device.h"
+
+namespace relgpu::gpu {
+
+class Gpu final : public sc_core::sc_module, public SmHost {
+ public:
+  // `cfg` must outlive the Gpu (the SMs read it at construction).
+  Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMemory& gmem);
+  ~Gpu() override;
+
+  // Prepares a launch; the CTAs go out when the simulation next runs.
+  void begin(const func::LaunchCtx& ctx, runtime::Dim3 grid, const sm::CtaShape& shape);
+  bool finished() const { return finished_; }
+  std::exception_ptr error() const { return error_; }
+  // Simulated time of the launch so far (end time once finished), in ps.
+  uint64_t start_ps() const { return start_ps_; }
+  uint64_t end_ps() const { return end_ps_; }
+  // The per-kernel stats of the launch that just finished; fills thread/warp counts.
+  config::json kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const;
+  // Where the SMs stand, for deadlock and runaway messages.
+  std::string describe() const;
+
+  // Memory side, for the engine's host hooks (functional: no simulated time).
+  void flush(uint64_t addr, uint64_t n);
+  void invalidate(uint64_t addr, uint64_t n);
+  void flush_all();
+  void invalidate_all();
+  // Points the memory side at another device's memory (a new Device in this process).
+  void set_memory(func::GlobalMemory& gmem);
+
+  unsigned num_sms() const { return unsigned(sms_.size()); }
+  SmModule& sm(unsigned i) { return *sms_[i]; }
+  const Clock& ref_clock() const { return ref_clock_; }
+
+  // SmHost
+  void ctas_finished(unsigned sm, unsigned n) override;
+  void sm_idle(unsigned sm) override;
+  void sm_failed(unsigned sm, std::exception_ptr e) override;
+
+ private:
+  void launcher();
+  void dispatch();
+
+  Clock ref_clock_;
+  std::vector<std::unique_ptr<SmModule>> sms_;
+  std::vector<sm::SmCore*> cores_;
+  std::unique_ptr<mem::Interconnect> icnt_;
+  std::vector<std::unique_ptr<mem::Partition>> parts_;
+  CtaScheduler sched_;
+  sc_core::sc_event start_ev_;
+  bool start_pending_ = false, running_ = false, finished_ = false;
+  std::exception_ptr error_;
+  uint64_t start_ps_ = 0, end_ps_ = 0;
+  func::GlobalMemory* gmem_ = nullptr;
+  std::vector<unsigned> served_;  // scratch for dispatch
+};
+
+}  // namespace relgpu::gpu

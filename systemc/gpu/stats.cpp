@@ -1,0 +1,97 @@
+#include "gpu/stats.h"
+
+namespace relgpu::gpu {
+
+using config::json;
+
+void add_json(json& total, const json& part) {
+  if (part.is_number_integer() && (total.is_null() || total.is_number_integer())) {
+    total = (total.is_null() ? int64_t(0) : total.get<int64_t>()) + part.get<int64_t>();
+  } else if (part.is_number()) {
+    total = (total.is_number() ? total.get<double>() : 0.0) + part.get<double>();
+  } else if (part.is_object()) {
+    if (!total.is_object()) total = json::object();
+    for (auto it = part.begin(); it != part.end(); ++it) add_json(total[it.key()], *it);
+  } else if (part.is_array()) {
+    if (!total.is_array()) total = json::array();
+    for (size_t i = 0; i < part.size(); ++i) {
+      if (i >= total.size()) total.push_back(json());
+      add_json(total[i], part[i]);
+    }
+  } else if (total.is_null()) {
+    total = part;
+  }
+}
+
+json sub_json(const json& after, const json& before) {
+  if (after.is_number_integer() && before.is_number_integer())
+    return after.get<int64_t>() - before.get<int64_t>();
+  if (after.is_object() && before.is_object()) {
+    json out = json::object();
+    for (auto it = after.begin(); it != after.end(); ++it)
+      out[it.key()] = before.contains(it.key()) ? sub_json(*it, before[it.key()]) : *it;
+    return out;
+  }
+  if (after.is_array() && before.is_array()) {
+    json out = json::array();
+    for (size_t i = 0; i < after.size(); ++i) out.push_back(i < before.size() ? sub_json(after[i], before[i]) : after[i]);
+    return out;
+  }
+  return after;
+}
+
+static double num(const json& o, const char* k) {
+  if (!o.is_object() || !o.contains(k) || !o[k].is_number()) return -1;
+  return o[k].get<double>();
+}
+
+// o[out] = o[a] / o[b] when both exist (0 when b is 0).
+static void ratio(json& o, const char* out, const char* a, const char* b, double scale = 1.0) {
+  double x = num(o, a), y = num(o, b);
+  if (x < 0 || y < 0) return;
+  o[out] = y > 0 ? x / y * scale : 0.0;
+}
+
+// Ratios of one SM's stats (or of their sum).
+static void derive_sm(json& s) {
+  ratio(s, "ipc", "thread_insn", "cycles");
+  ratio(s, "warp_ipc", "warp_insn", "cycles");
+  ratio(s, "mem_latency_avg", "mem_latency_sum", "icnt_requests");
+  if (s.contains("oc") && s["oc"].is_object() && num(s["oc"], "busy_sum") >= 0) {
+    double c = num(s, "cycles");
+    s["oc"]["avg_occupied"] = c > 0 ? num(s["oc"], "busy_sum") / c : 0.0;
+  }
+  if (s.contains("l1d") && s["l1d"].is_object()) {
+    ratio(s["l1d"], "hit_rate", "hits", "accesses");
+    ratio(s["l1d"], "miss_rate", "misses", "accesses");
+  }
+}
+
+static void derive_dram(json& m, double time_ps) {
+  double hits = num(m, "row_hits"), misses = num(m, "row_misses");
+  if (hits >= 0 && misses >= 0) m["row_hit_rate"] = hits + misses > 0 ? hits / (hits + misses) : 0.0;
+  ratio(m, "bandwidth_util", "busy_cycles", "cycles");
+  double rd = num(m, "bytes_read"), wr = num(m, "bytes_written");
+  if (rd >= 0 && wr >= 0 && time_ps >= 0) m["bandwidth_gbytes_per_s"] = time_ps > 0 ? (rd + wr) / time_ps * 1e3 : 0.0;
+}
+
+void derive_ratios(json& d) {
+  if (!d.is_object()) return;
+  ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
+  if (d.contains("sms") && d["sms"].is_array())
+    for (auto& s : d["sms"]) derive_sm(s);
+  if (d.contains("sm_total")) derive_sm(d["sm_total"]);
+  if (d.contains("l2") && d["l2"].is_object()) {
+    ratio(d["l2"], "hit_rate", "hits", "accesses");
+    ratio(d["l2"], "miss_rate", "misses", "accesses");
+  }
+  double t = num(d, "sim_time_ps");
+  if (d.contains("dram") && d["dram"].is_object()) derive_dram(d["dram"], t);
+  if (d.contains("partitions") && d["partitions"].is_array())
+    for (auto& p : d["partitions"]) {
+      if (p.contains("l2")) ratio(p["l2"], "hit_rate", "hits", "accesses");
+      if (p.contains("dram")) derive_dram(p["dram"], t);
+    }
+}
+
+}  // namespace relgpu::gpu

@@ -1,0 +1,110 @@
+#include "mem/l2_cache.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace relgpu::mem {
+
+// Allocations are 256-B aligned and separated by guard space (func/memory.h),
+// so a 128-B line meets at most one allocation, starting at the line's start.
+static uint8_t* line_host(func::GlobalMemory& g, uint64_t addr, uint64_t* n) {
+  if (uint8_t* p = g.translate(addr, kLineBytes)) {
+    *n = kLineBytes;
+    return p;
+  }
+  const func::Allocation* a = g.find(addr);
+  if (!a) return nullptr;
+  *n = std::min<uint64_t>(kLineBytes, a->base + a->size - addr);
+  return g.translate(addr, *n);
+}
+
+void load_line(func::GlobalMemory& g, uint64_t addr, uint8_t* buf) {
+  uint64_t n = 0;
+  const uint8_t* p = line_host(g, addr, &n);
+  if (p) std::memcpy(buf, p, n);
+  if (n < kLineBytes) std::memset(buf + n, 0, kLineBytes - n);
+}
+
+void store_line(func::GlobalMemory& g, uint64_t addr, const uint8_t* buf, uint64_t skip_lo, uint64_t skip_hi) {
+  uint64_t n = 0;
+  uint8_t* p = line_host(g, addr, &n);
+  if (!p) return;
+  if (skip_hi <= addr || skip_lo >= addr + n) {
+    std::memcpy(p, buf, n);
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i)
+    if (addr + i < skip_lo || addr + i >= skip_hi) p[i] = buf[i];
+}
+
+L2Cache::L2Cache(const config::Config& cfg, const AddressMap& map, func::GlobalMemory& gmem)
+    : sets_(unsigned(cfg.get(kL2Sets))), ways_(unsigned(cfg.get(kL2Ways))), map_(map), gmem_(gmem) {
+  if (cfg.get(kL2LineBytes) != kLineBytes)
+    throw InputError("l2.line_bytes must be " + std::to_string(kLineBytes));
+  lines_.resize(size_t(sets_) * ways_);
+  data_.assign(lines_.size() * kLineBytes, 0);
+}
+
+int L2Cache::lookup(uint64_t addr) const {
+  size_t base = size_t(set_of(addr)) * ways_;
+  for (unsigned w = 0; w < ways_; ++w) {
+    const Line& l = lines_[base + w];
+    if (l.st != State::invalid && l.addr == addr) return int(base + w);
+  }
+  return -1;
+}
+
+int L2Cache::victim(uint64_t addr) const {
+  size_t base = size_t(set_of(addr)) * ways_;
+  int best = -1;
+  for (unsigned w = 0; w < ways_; ++w) {
+    const Line& l = lines_[base + w];
+    if (l.st == State::invalid) return int(base + w);
+    if (l.st == State::valid && (best < 0 || l.lru < lines_[best].lru)) best = int(base + w);
+  }
+  return best;
+}
+
+bool L2Cache::replace(int i, uint64_t addr, State st) {
+  Line& l = lines_[i];
+  bool wb = l.st == State::valid && l.dirty;
+  if (wb) store_line(gmem_, l.addr, data(i));
+  l.addr = addr;
+  l.st = st;
+  l.dirty = false;
+  l.mshr = -1;
+  touch(i);
+  return wb;
+}
+
+static bool overlaps(uint64_t line, uint64_t addr, uint64_t n) {
+  return n == 0 || (line < addr + n && addr < line + kLineBytes);
+}
+
+unsigned L2Cache::flush(uint64_t addr, uint64_t n) {
+  unsigned count = 0;
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    Line& l = lines_[i];
+    if (l.st != State::valid || !l.dirty || !overlaps(l.addr, addr, n)) continue;
+    store_line(gmem_, l.addr, data(int(i)));
+    l.dirty = false;
+    ++count;
+  }
+  return count;
+}
+
+unsigned L2Cache::invalidate(uint64_t addr, uint64_t n) {
+  unsigned count = 0;
+  if (n == 0) return 0;
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    Line& l = lines_[i];
+    if (l.st != State::valid || !overlaps(l.addr, addr, n)) continue;
+    if (l.dirty) store_line(gmem_, l.addr, data(int(i)), addr, addr + n);
+    l.st = State::invalid;
+    l.dirty = false;
+    ++count;
+  }
+  return count;
+}
+
+}  // namespace relgpu::mem

@@ -1,0 +1,79 @@
+// The tag and data arrays of one L2 slice (no timing): sets x ways of
+// 128-byte lines that hold data, true LRU, write-back. Partition drives it
+// and models the timing. Backing store: func::GlobalMemory (DRAM contents).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "common/config.h"
+#include "func/memory.h"
+#include "mem/address_map.h"
+
+namespace relgpu::mem {
+
+inline const config::Key<int64_t> kL2Sets{
+    "l2.sets", 128, "sets",
+    "L2 sets per partition (GTX480: 128 KB per channel, 8-way, 128-B lines = 128 sets; GPGPU-Sim "
+    "models it as 2 sub-partitions of 64 sets)", 1, 1 << 20};
+inline const config::Key<int64_t> kL2Ways{
+    "l2.ways", 8, "ways", "L2 associativity (GTX480 Table 6.1: 8-way)", 1, 64};
+inline const config::Key<int64_t> kL2LineBytes{
+    "l2.line_bytes", 128, "bytes", "L2 line size; fixed at 128 (the request line size), checked", 128, 128};
+
+// Copies the DRAM contents of the line at addr into buf. Bytes outside any
+// allocation (the tail of a line past an allocation's end) read as zero.
+void load_line(func::GlobalMemory& g, uint64_t addr, uint8_t* buf);
+// Writes buf back to the line at addr, skipping bytes outside allocations
+// and bytes in [skip_lo, skip_hi) (global addresses).
+void store_line(func::GlobalMemory& g, uint64_t addr, const uint8_t* buf, uint64_t skip_lo = 0,
+                uint64_t skip_hi = 0);
+
+class L2Cache {
+ public:
+  enum class State : uint8_t { invalid, valid, reserved };  // reserved: fetch in flight
+  struct Line {
+    uint64_t addr = 0;   // global line address
+    uint64_t lru = 0;    // last-use stamp
+    State st = State::invalid;
+    bool dirty = false;
+    int32_t mshr = -1;   // while reserved
+  };
+
+  L2Cache(const config::Config& cfg, const AddressMap& map, func::GlobalMemory& gmem);
+
+  // Index of the line holding addr (valid or reserved), or -1.
+  int lookup(uint64_t addr) const;
+  // Way to replace for addr: an invalid way, else the LRU valid one; -1 if
+  // every way of the set is reserved.
+  int victim(uint64_t addr) const;
+  void touch(int i) { lines_[i].lru = ++stamp_; }
+  Line& line(int i) { return lines_[i]; }
+  uint8_t* data(int i) { return data_.data() + size_t(i) * kLineBytes; }
+
+  // Evicts line i (writing it to DRAM contents if dirty; returns whether it
+  // was) and retags it for addr in state st.
+  bool replace(int i, uint64_t addr, State st);
+  // Loads line i's data from DRAM contents.
+  void fill(int i) { load_line(gmem_, lines_[i].addr, data(i)); }
+
+  // Functional maintenance (untimed): write back dirty lines overlapping
+  // [addr, addr+n) (all lines if n == 0), keeping them clean and resident.
+  unsigned flush(uint64_t addr = 0, uint64_t n = 0);
+  // Drops valid lines overlapping [addr, addr+n); a dirty one first writes
+  // back its bytes outside the range (the host's newer bytes win inside it).
+  unsigned invalidate(uint64_t addr, uint64_t n);
+
+  unsigned sets() const { return sets_; }
+  unsigned ways() const { return ways_; }
+
+ private:
+  unsigned set_of(uint64_t addr) const { return unsigned((map_.local(addr) / kLineBytes) % sets_); }
+  unsigned sets_, ways_;
+  AddressMap map_;
+  func::GlobalMemory& gmem_;
+  std::vector<Line> lines_;       // set-major
+  std::vector<uint8_t> data_;
+  uint64_t stamp_ = 0;
+};
+
+}  // namespace relgpu::mem

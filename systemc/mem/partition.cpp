@@ -1,0 +1,310 @@
+#include "mem/partition.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "func/memory_atomic.h"
+#include "mem/request.h"
+
+namespace relgpu::mem {
+
+using tlm::tlm_generic_payload;
+
+Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, unsigned index,
+                     func::GlobalMemory& gmem)
+    : sc_module(name),
+      tgt("tgt"),
+      index_(index),
+      map_(cfg),
+      l2clk_(cfg.get(kL2Clock)),
+      dclk_(cfg.get(kDramClock)),
+      l2_(cfg, map_, gmem),
+      dram_(cfg),
+      hit_lat_(unsigned(cfg.get(kL2HitLatency))),
+      merge_max_(unsigned(cfg.get(kL2MshrMerge))),
+      qdepth_(unsigned(cfg.get(kL2QueueDepth))),
+      dram_lat_(unsigned(cfg.get(kDramLatency))),
+      inq_(qdepth_),
+      to_dram_(64),
+      fills_(64) {
+  if (index_ >= map_.partitions())
+    throw InputError("partition index " + std::to_string(index_) + " >= mem.num_partitions " +
+                     std::to_string(map_.partitions()));
+  tgt.register_nb_transport_fw(this, &Partition::nb_transport_fw);
+  unsigned n = unsigned(cfg.get(kL2Mshrs));
+  mshr_.resize(n);
+  waiters_.resize(n);
+  for (auto& w : waiters_) w.reserve(merge_max_);
+  for (unsigned i = n; i-- > 0;) free_mshr_.push_back(i);
+  resp_.reserve(qdepth_ + size_t(n) * merge_max_);
+  SC_HAS_PROCESS(Partition);
+  SC_METHOD(l2_step);
+  sensitive << l2_ev_;
+  dont_initialize();
+  SC_METHOD(dram_step);
+  sensitive << dram_ev_;
+  dont_initialize();
+}
+
+void Partition::kick_l2() { l2clk_.notify_at(l2_ev_, l2clk_.after()); }
+
+tlm::tlm_sync_enum Partition::nb_transport_fw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t) {
+  if (ph == tlm::BEGIN_REQ) {
+    if (pending_) SC_REPORT_ERROR(name(), "BEGIN_REQ before END_REQ of the previous request");
+    if (inq_.size() < qdepth_) {
+      inq_.push_back({&gp, l2clk_.after(t)});
+      kick_l2();
+      ph = tlm::END_REQ;
+      return tlm::TLM_UPDATED;
+    }
+    pending_ = &gp;  // END_REQ when a slot frees: back pressure
+    return tlm::TLM_ACCEPTED;
+  }
+  if (ph == tlm::END_RESP) {
+    resp_blocked_ = false;
+    kick_l2();
+    return tlm::TLM_COMPLETED;
+  }
+  SC_REPORT_ERROR(name(), "unexpected phase on the forward path");
+  return tlm::TLM_COMPLETED;
+}
+
+bool Partition::dram_room(bool write) const {
+  unsigned in_flight = write ? to_dram_writes_ : to_dram_reads_;
+  return dram_.queued(write) + in_flight < dram_.depth();
+}
+
+static bool full_line(const tlm_generic_payload& gp) {
+  const uint8_t* be = gp.get_byte_enable_ptr();
+  if (!be) return true;
+  if (gp.get_byte_enable_length() < kLineBytes) return false;
+  for (unsigned i = 0; i < kLineBytes; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, be + i, 8);
+    if (w != ~uint64_t(0)) return false;
+  }
+  return true;
+}
+
+void Partition::apply(tlm_generic_payload& gp, int line) {
+  uint8_t* ld = l2_.data(line);
+  MemExt* ext = gp.get_extension<MemExt>();
+  uint8_t* d = gp.get_data_ptr();
+  switch (ext->kind) {
+    case Kind::read:
+      std::memcpy(d, ld, kLineBytes);
+      return;
+    case Kind::write: {
+      const uint8_t* be = gp.get_byte_enable_ptr();
+      unsigned bl = gp.get_byte_enable_length();
+      if (!be) {
+        std::memcpy(ld, d, kLineBytes);
+      } else if (bl == kLineBytes) {  // enables are 0xFF/0x00 bytes: a word mask
+        for (unsigned i = 0; i < kLineBytes; i += 8) {
+          uint64_t m, v, o;
+          std::memcpy(&m, be + i, 8);
+          std::memcpy(&v, d + i, 8);
+          std::memcpy(&o, ld + i, 8);
+          o = (o & ~m) | (v & m);
+          std::memcpy(ld + i, &o, 8);
+        }
+      } else {
+        for (unsigned i = 0; i < kLineBytes; ++i)
+          if (be[i % bl] == TLM_BYTE_ENABLED) ld[i] = d[i];
+      }
+      l2_.line(line).dirty = true;
+      return;
+    }
+    case Kind::atomic:
+      for (AtomLane& a : ext->atoms) {
+        if (a.offset + a.bytes > kLineBytes) SC_REPORT_ERROR(name(), "atomic lane operand crosses the line");
+        a.old = func::atom_apply_at(ld + a.offset, a.op, a.type, a.bytes, a.b, a.c);
+      }
+      l2_.line(line).dirty = true;
+      return;
+  }
+}
+
+void Partition::respond(tlm_generic_payload& gp, uint64_t ready) {
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  resp_.push_back({ready, resp_seq_++, &gp});
+  std::push_heap(resp_.begin(), resp_.end(), std::greater<Resp>());
+}
+
+// Tag lookup of one request at L2 cycle c; false = a resource is busy, retry.
+bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
+  MemExt* ext = gp.get_extension<MemExt>();
+  uint64_t a = gp.get_address();
+  if (!ext) SC_REPORT_ERROR(name(), "request without a MemExt extension (mem/request.h)");
+  if (a % kLineBytes || gp.get_data_length() < kLineBytes)
+    SC_REPORT_ERROR(name(), "request is not one line-aligned 128-byte line (mem/request.h)");
+  if (map_.partition(a) != index_) SC_REPORT_ERROR(name(), "request routed to the wrong partition");
+  KindStats& ks = ks_[unsigned(ext->kind)];
+  int i = l2_.lookup(a);
+  if (i >= 0) {
+    L2Cache::Line& l = l2_.line(i);
+    if (l.st == L2Cache::State::valid) {
+      apply(gp, i);
+      l2_.touch(i);
+      respond(gp, c + hit_lat_);
+      ++ks.accesses, ++ks.hits;
+      return true;
+    }
+    auto& w = waiters_[l.mshr];  // reserved: the line is being fetched
+    if (w.size() >= merge_max_) return false;
+    w.push_back(&gp);
+    ++ks.accesses, ++ks.misses, ++ks.mshr_merges;
+    return true;
+  }
+  bool whole = ext->kind == Kind::write && full_line(gp);
+  int v = l2_.victim(a);
+  if (v < 0) return false;
+  const L2Cache::Line& vl = l2_.line(v);
+  uint64_t vaddr = vl.addr;
+  if (vl.st == L2Cache::State::valid && vl.dirty && !dram_room(true)) return false;
+  if (!whole && (free_mshr_.empty() || !dram_room(false))) return false;
+  ++ks.accesses, ++ks.misses;
+  if (l2_.replace(v, a, whole ? L2Cache::State::valid : L2Cache::State::reserved)) {
+    ++writebacks_;
+    to_dram_.push_back({c + hit_lat_, map_.local(vaddr), 0, true});
+    ++to_dram_writes_;
+  }
+  if (whole) {
+    apply(gp, v);
+    respond(gp, c + hit_lat_);
+    return true;
+  }
+  uint32_t m = free_mshr_.back();
+  free_mshr_.pop_back();
+  mshr_[m] = {a, v, 0};
+  waiters_[m].push_back(&gp);
+  l2_.line(v).mshr = int32_t(m);
+  to_dram_.push_back({c + hit_lat_, map_.local(a), m, false});
+  ++to_dram_reads_;
+  return true;
+}
+
+void Partition::l2_step() {
+  uint64_t c = l2clk_.now();
+  // Misses and write-backs that have passed the L2 pipeline enter the DRAM queues.
+  if (!to_dram_.empty() && to_dram_.front().due <= c) {
+    uint64_t dc = dclk_.after();
+    while (!to_dram_.empty() && to_dram_.front().due <= c) {
+      const ToDram& x = to_dram_.front();
+      dram_.push(x.local, x.write, x.tag, dc);
+      --(x.write ? to_dram_writes_ : to_dram_reads_);
+      to_dram_.pop_front();
+    }
+    dclk_.notify_at(dram_ev_, dc);
+  }
+  // Fills: the line becomes valid, then its MSHR's requests, one per cycle.
+  while (!fills_.empty() && fills_.front().due <= c) {
+    uint32_t m = fills_.front().mshr;
+    fills_.pop_front();
+    int line = mshr_[m].line;
+    l2_.fill(line);
+    L2Cache::Line& l = l2_.line(line);
+    l.st = L2Cache::State::valid;
+    l.mshr = -1;
+    l2_.touch(line);
+    uint64_t k = 0;
+    for (tlm_generic_payload* w : waiters_[m]) {
+      apply(*w, line);
+      respond(*w, c + ++k);
+    }
+    waiters_[m].clear();
+    free_mshr_.push_back(m);
+  }
+  // One tag lookup per cycle, in arrival order.
+  if (!inq_.empty() && inq_.front().ready <= c) {
+    stall_on_resp_ = resp_.size() >= qdepth_;
+    if (!stall_on_resp_ && lookup(*inq_.front().gp, c)) {
+      inq_.pop_front();
+      if (stalled_) stall_cycles_ += c - stall_since_;
+      stalled_ = false;
+      if (pending_) {
+        inq_.push_back({pending_, c + 1});
+        end_req_ = pending_;
+        pending_ = nullptr;
+      }
+    } else if (!stalled_) {
+      stalled_ = true;
+      stall_since_ = c;
+    }
+  }
+  // One response per cycle towards the interconnect.
+  if (!resp_blocked_ && !resp_.empty() && resp_.front().ready <= c) {
+    std::pop_heap(resp_.begin(), resp_.end(), std::greater<Resp>());
+    tlm_generic_payload* gp = resp_.back().gp;
+    resp_.pop_back();
+    tlm::tlm_phase ph = tlm::BEGIN_RESP;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    if (tgt->nb_transport_bw(*gp, ph, t) == tlm::TLM_ACCEPTED) resp_blocked_ = true;
+  }
+  if (end_req_) {  // after our state is consistent: the caller may send BEGIN_REQ at once
+    tlm_generic_payload* gp = end_req_;
+    end_req_ = nullptr;
+    tlm::tlm_phase ph = tlm::END_REQ;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    tgt->nb_transport_bw(*gp, ph, t);
+  }
+  // Next cycle with work; resources freed elsewhere (DRAM slot, END_RESP) kick us.
+  uint64_t next = UINT64_MAX;
+  if (!to_dram_.empty()) next = std::min(next, to_dram_.front().due);
+  if (!fills_.empty()) next = std::min(next, fills_.front().due);
+  if (!inq_.empty() && (!stalled_ || (stall_on_resp_ && resp_.size() < qdepth_))) next = std::min(next, inq_.front().ready);
+  if (!resp_blocked_ && !resp_.empty()) next = std::min(next, resp_.front().ready);
+  if (next != UINT64_MAX) l2clk_.notify_at(l2_ev_, std::max(next, c + 1));
+}
+
+void Partition::dram_step() {
+  uint64_t d = dclk_.now();
+  unsigned before = dram_.queued(false) + dram_.queued(true);
+  uint64_t next = dram_.step(d, done_);
+  for (const DramCtrl::Done& x : done_) {
+    uint64_t due = l2clk_.ceil_of(dclk_.time_of(x.cycle)) + dram_lat_;
+    fills_.push_back({due, x.tag});
+    l2clk_.notify_at(l2_ev_, due);
+  }
+  done_.clear();
+  if (stalled_ && dram_.queued(false) + dram_.queued(true) < before) kick_l2();
+  if (next != UINT64_MAX) dclk_.notify_at(dram_ev_, next);
+}
+
+bool Partition::idle() const {
+  return inq_.empty() && !pending_ && to_dram_.empty() && fills_.empty() && resp_.empty() && !resp_blocked_ &&
+         dram_.empty() && free_mshr_.size() == mshr_.size();
+}
+
+void Partition::reset_stats() {
+  for (KindStats& k : ks_) k = {};
+  writebacks_ = stall_cycles_ = 0;
+  stall_since_ = l2clk_.now();
+  dram_.stats = {};
+  stats_t0_ = sc_core::sc_time_stamp().value();
+}
+
+config::json Partition::stats() const {
+  config::json l2, kinds;
+  KindStats tot;
+  const char* names[3] = {"read", "write", "atomic"};
+  for (unsigned k = 0; k < 3; ++k) {
+    const KindStats& s = ks_[k];
+    kinds[names[k]] = {{"accesses", s.accesses}, {"hits", s.hits}, {"misses", s.misses},
+                       {"mshr_merges", s.mshr_merges}};
+    tot.accesses += s.accesses, tot.hits += s.hits, tot.misses += s.misses, tot.mshr_merges += s.mshr_merges;
+  }
+  l2 = {{"accesses", tot.accesses}, {"hits", tot.hits}, {"misses", tot.misses}, {"mshr_merges", tot.mshr_merges},
+        {"writebacks", writebacks_}, {"stall_cycles", stall_cycles_}, {"per_kind", kinds}};
+  const DramCtrl::Stats& d = dram_.stats;
+  uint64_t cycles = (sc_core::sc_time_stamp().value() - stats_t0_) / dclk_.period();
+  config::json dram = {{"reads", d.reads}, {"writes", d.writes}, {"row_hits", d.row_hits},
+                       {"row_misses", d.row_misses}, {"activates", d.activates}, {"precharges", d.precharges},
+                       {"bytes_read", d.bytes_read}, {"bytes_written", d.bytes_written},
+                       {"busy_cycles", d.busy_cycles}, {"cycles", cycles},
+                       {"bandwidth_util", cycles ? double(d.busy_cycles) / double(cycles) : 0.0}};
+  return {{"l2", l2}, {"dram", dram}};
+}
+
+}  // namespace relgpu::mem

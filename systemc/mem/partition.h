@@ -1,0 +1,146 @@
+// One memory partition: an L2 slice and its DRAM channel controller, a
+// TLM-2.0 AT target (base protocol, mem/request.h) behind the interconnect.
+//
+// Timing (L2 clock, one tag access per cycle):
+//   a request is accepted into the input queue (END_REQ at once while there
+//   is room, else withheld until a slot frees: back pressure) and looked up
+//   in arrival order at the first L2 edge after it arrives;
+//   hit                 response ready hit_latency cycles later;
+//   miss                MSHR + victim reserved at lookup (a dirty victim is
+//                       written back), the DRAM read enters the DRAM queue
+//                       hit_latency cycles later (the same L2 pipeline);
+//                       the fill is applied dram.latency L2 cycles after the
+//                       last data beat, then the MSHR's requests are served
+//                       in arrival order, one per cycle;
+//   line being fetched  the request joins its MSHR (merge), up to l2.mshr_merge;
+//   full-line write miss allocates without fetching (every byte is written).
+// The lookup stalls (in order, nothing is dropped) while no MSHR, no
+// victim way (all reserved), no DRAM queue slot or no response slot is free.
+// Writes and atomics are acknowledged with a BEGIN_RESP when applied.
+// Functional data: lines hold data; a read copies the line into the
+// payload, a write merges its enabled bytes, an atomic applies its lanes in
+// order with func::atom_apply_at (the functional executor's semantics) and
+// returns the old values in MemExt::atoms.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "common/config.h"
+#include "func/memory.h"
+#include "mem/clock.h"
+#include "mem/dram.h"
+#include "mem/l2_cache.h"
+#include "mem/ring.h"
+
+namespace relgpu::mem {
+
+inline const config::Key<double> kL2Clock{
+    "l2.clock_mhz", 700.0, "MHz", "L2 clock (GPGPU-Sim GTX480 -gpgpu_clock_domains: 700)", 1, 1e5};
+inline const config::Key<int64_t> kL2HitLatency{
+    "l2.hit_latency", 120, "L2 cycles",
+    "L2 pipeline latency from lookup to response; misses also pass it before DRAM (GPGPU-Sim GTX480 "
+    "-rop_latency 120)", 1, 100000};
+inline const config::Key<int64_t> kL2Mshrs{
+    "l2.mshrs", 32, "entries", "L2 MSHRs per partition (GPGPU-Sim GTX480 -gpgpu_cache:dl2 A:32:4)", 1, 4096};
+inline const config::Key<int64_t> kL2MshrMerge{
+    "l2.mshr_merge", 4, "requests", "requests one L2 MSHR holds (GPGPU-Sim GTX480 -gpgpu_cache:dl2 A:32:4)", 1, 1024};
+inline const config::Key<int64_t> kL2QueueDepth{
+    "l2.queue_depth", 8, "requests",
+    "partition input and response queue depth (GPGPU-Sim -gpgpu_dram_partition_queues 8:8:8:8)", 1, 4096};
+
+class Partition : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Partition> tgt;
+
+  Partition(sc_core::sc_module_name name, const config::Config& cfg, unsigned index, func::GlobalMemory& gmem);
+
+  // Functional maintenance for the engine, untimed; call while the memory
+  // system is idle (between kernels). flush writes dirty lines back to the
+  // GlobalMemory (all, or those overlapping [addr, addr+n)) and keeps them
+  // resident and clean; invalidate drops lines overlapping the range (the host
+  // wrote it directly). Both return the number of lines affected.
+  unsigned flush() { return l2_.flush(); }
+  unsigned flush(uint64_t addr, uint64_t n) { return n ? l2_.flush(addr, n) : 0; }
+  unsigned invalidate(uint64_t addr, uint64_t n) { return l2_.invalidate(addr, n); }
+
+  bool idle() const;
+  config::json stats() const;
+  void reset_stats();
+
+  unsigned index() const { return index_; }
+  const ClockDomain& l2_clock() const { return l2clk_; }
+  const ClockDomain& dram_clock() const { return dclk_; }
+  L2Cache& cache() { return l2_; }  // for tests and debug
+
+ private:
+  struct Mshr {
+    uint64_t addr = 0;
+    int line = -1;
+    unsigned n = 0;  // waiting requests
+  };
+  struct InReq {
+    tlm::tlm_generic_payload* gp;
+    uint64_t ready;  // L2 cycle
+  };
+  struct ToDram {
+    uint64_t due;  // L2 cycle
+    uint64_t local;
+    uint32_t tag;
+    bool write;
+  };
+  struct Fill {
+    uint64_t due;  // L2 cycle
+    uint32_t mshr;
+  };
+  struct Resp {
+    uint64_t ready, seq;
+    tlm::tlm_generic_payload* gp;
+    bool operator>(const Resp& o) const { return ready != o.ready ? ready > o.ready : seq > o.seq; }
+  };
+  struct KindStats {
+    uint64_t accesses = 0, hits = 0, misses = 0, mshr_merges = 0;
+  };
+
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t);
+  void l2_step();
+  void dram_step();
+  bool lookup(tlm::tlm_generic_payload& gp, uint64_t now);
+  void apply(tlm::tlm_generic_payload& gp, int line);
+  void respond(tlm::tlm_generic_payload& gp, uint64_t ready);
+  bool dram_room(bool write) const;
+  void kick_l2();
+
+  unsigned index_;
+  AddressMap map_;
+  ClockDomain l2clk_, dclk_;
+  L2Cache l2_;
+  DramCtrl dram_;
+  unsigned hit_lat_, merge_max_, qdepth_, dram_lat_;
+
+  Ring<InReq> inq_;
+  tlm::tlm_generic_payload* pending_ = nullptr;  // BEGIN_REQ not yet accepted
+  tlm::tlm_generic_payload* end_req_ = nullptr;  // accepted this step: END_REQ to send
+  std::vector<Mshr> mshr_;
+  std::vector<std::vector<tlm::tlm_generic_payload*>> waiters_;  // per MSHR, capacity merge_max
+  std::vector<uint32_t> free_mshr_;
+  Ring<ToDram> to_dram_;
+  unsigned to_dram_reads_ = 0, to_dram_writes_ = 0;
+  Ring<Fill> fills_;
+  std::vector<Resp> resp_;  // min-heap on (ready, seq)
+  uint64_t resp_seq_ = 0;
+  bool resp_blocked_ = false;  // BEGIN_RESP sent, waiting for END_RESP
+  bool stalled_ = false;       // lookup waits for a resource
+  bool stall_on_resp_ = false; // ... for a response slot
+  std::vector<DramCtrl::Done> done_;
+  sc_core::sc_event l2_ev_, dram_ev_;
+
+  KindStats ks_[3];
+  uint64_t writebacks_ = 0, stall_cycles_ = 0, stall_since_ = 0;
+  uint64_t stats_t0_ = 0;  // time of the last reset, resolution units
+};
+
+}  // namespace relgpu::mem

@@ -1,0 +1,339 @@
+// SM core: construction, launches and CTAs, the cycle driver, activity and
+// stats. The pipeline stages are in core_pipe.cpp and core_ldst.cpp.
+#include "sm/core.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/error.h"
+#include "ptx/analysis.h"
+
+namespace relgpu::sm {
+
+using func::kWarpSize;
+
+Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
+    : id_(sm_id),
+      port_(port),
+      rf_(unsigned(cfg.get(kRfBanks)), unsigned(cfg.get(kRfEntries)), unsigned(cfg.get(kRfEntryBits))),
+      regs_(rf_, unsigned(cfg.get(kMaxThreads) + kWarpSize - 1) / kWarpSize),
+      l1_(unsigned(cfg.get(kL1Sets)), unsigned(cfg.get(kL1Ways)), unsigned(cfg.get(kL1Mshrs)),
+          unsigned(cfg.get(kL1MshrMerge))) {
+  max_threads_ = unsigned(cfg.get(kMaxThreads));
+  max_ctas_ = unsigned(cfg.get(kMaxCtas));
+  max_warps_ = (max_threads_ + kWarpSize - 1) / kWarpSize;
+  shared_cap_ = uint64_t(cfg.get(kSharedBytes));
+  nsched_ = unsigned(cfg.get(kSchedulers));
+  std::string p = cfg.get(kScheduler);
+  policy_ = p == "lrr" ? Policy::lrr : p == "two_level" ? Policy::two_level : Policy::gto;
+  two_level_active_ = unsigned(cfg.get(kTwoLevelActive));
+  ib_entries_ = unsigned(cfg.get(kIbufferEntries));
+  fetch_lat_ = unsigned(cfg.get(kFetchLatency));
+  oc_count_[0] = unsigned(cfg.get(kOcSp));
+  oc_count_[1] = unsigned(cfg.get(kOcSfu));
+  oc_count_[2] = unsigned(cfg.get(kOcMem));
+  sp_units_ = unsigned(cfg.get(kSpUnits));
+  sfu_units_ = unsigned(cfg.get(kSfuUnits));
+  lat_sp_ = uint16_t(cfg.get(kSpLatency));
+  ii_sp_ = uint16_t(cfg.get(kSpIi));
+  lat_mad_ = uint16_t(cfg.get(kMadLatency));
+  lat_div_ = uint16_t(cfg.get(kDivLatency));
+  ii_div_ = uint16_t(cfg.get(kDivIi));
+  lat_fdiv_ = uint16_t(cfg.get(kFdivLatency));
+  ii_fdiv_ = uint16_t(cfg.get(kFdivIi));
+  lat_dp_ = uint16_t(cfg.get(kDpLatency));
+  ii_dp_ = uint16_t(cfg.get(kDpIi));
+  lat_sfu_ = uint16_t(cfg.get(kSfuLatency));
+  ii_sfu_ = uint16_t(cfg.get(kSfuIi));
+  smem_banks_ = unsigned(cfg.get(kSmemBanks));
+  smem_lat_ = unsigned(cfg.get(kSmemLatency));
+  l1_hit_ = unsigned(cfg.get(kL1HitLatency));
+  const_lat_ = unsigned(cfg.get(kConstLatency));
+  miss_q_ = unsigned(cfg.get(kMissQueue));
+  ldst_q_ = unsigned(cfg.get(kLdstQueue));
+
+  warps_.resize(max_warps_);
+  warp_free_.assign(max_warps_, 1);
+  ctas_.resize(max_ctas_);
+  sched_.resize(nsched_);
+  for (int k = 0; k < 3; ++k) oc_[k].assign(oc_count_[k], nullptr), oc_free_[k] = oc_count_[k];
+  oc_total_ = oc_count_[0] + oc_count_[1] + oc_count_[2];
+  fu_sp_.resize(sp_units_);
+  fu_sfu_.resize(sfu_units_);
+  group_read_.assign(rf_.groups(), 0);
+  group_write_.assign(rf_.groups(), 0);
+  act_.sm = id_;
+  act_.rf_reads.assign(rf_.banks(), 0);
+  act_.rf_writes.assign(rf_.banks(), 0);
+}
+
+Core::~Core() = default;
+
+void Core::begin_launch(const func::LaunchCtx& ctx) {
+  if (!idle()) throw std::logic_error("sm: begin_launch while a kernel is still running");
+  ctx_ = ctx;
+  ex_ = std::make_unique<func::Executor>(ctx_, regs_);
+  ops_.clear();
+  for (auto& w : warps_) w = WarpSlot{};
+  regs_.set_kernel(ctx_.kernel);
+  unsigned regs = ctx_.kernel->regs_per_thread;
+  rows_per_warp_ = std::max(1u, (regs + rf_.groups() - 1) / rf_.groups());
+  if (rows_per_warp_ > rf_.entries())
+    throw InputError("kernel '" + ctx_.kernel->name + "' needs " + std::to_string(regs) +
+                     " registers per thread; a warp can hold at most " +
+                     std::to_string(rf_.entries() * rf_.groups()) + " (rf.entries_per_bank x banks / span)");
+  row_free_.assign(rf_.entries() / rows_per_warp_, 1);
+  free_row_slots_ = unsigned(row_free_.size());
+  free_warps_ = max_warps_;
+  std::fill(warp_free_.begin(), warp_free_.end(), 1);
+  for (auto& s : sched_) s = Scheduler{};
+  l1_.invalidate_all();  // L1 is not coherent: invalidate at kernel start
+  st_ = Stats{};
+  st_.rf_reads.assign(rf_.banks(), 0);
+  st_.rf_writes.assign(rf_.banks(), 0);
+  st_.rf_conflicts.assign(rf_.banks(), 0);
+  st_.rf_write_conflicts.assign(rf_.banks(), 0);
+  finished_ = 0;
+  started_ = false;
+}
+
+bool Core::can_accept(const CtaShape& s) const {
+  if (!ex_) return false;
+  unsigned nw = (s.threads + kWarpSize - 1) / kWarpSize;
+  unsigned rows = std::max(1u, (s.regs_per_thread + rf_.groups() - 1) / rf_.groups());
+  unsigned row_slots_needed = rows <= rows_per_warp_ ? nw : nw * ((rows + rows_per_warp_ - 1) / rows_per_warp_);
+  return live_ctas_ < max_ctas_ && threads_used_ + s.threads <= max_threads_ && nw <= free_warps_ &&
+         shared_used_ + s.shared_bytes <= shared_cap_ && row_slots_needed <= free_row_slots_;
+}
+
+void Core::add_cta(const uint32_t ctaid[3]) {
+  unsigned cs = 0;
+  while (cs < ctas_.size() && ctas_[cs].live) ++cs;
+  if (cs == ctas_.size()) throw std::logic_error("sm: add_cta without a free CTA slot");
+  CtaSlot& c = ctas_[cs];
+  ex_->init_cta(c.cta, ctaid, 0);
+  c.live = true;
+  c.threads = ctx_.block.x * ctx_.block.y * ctx_.block.z;
+  c.shared = c.cta.shared.size();
+  c.warps.clear();
+  ++live_ctas_;
+  threads_used_ += c.threads;
+  shared_used_ += c.shared;
+  ++st_.ctas;
+  unsigned nregs = unsigned(ctx_.kernel->regs.size());
+  for (func::Warp& w : c.cta.warps) {
+    unsigned ws = 0;
+    while (!warp_free_[ws]) ++ws;
+    warp_free_[ws] = 0;
+    --free_warps_;
+    unsigned rs = 0;
+    while (!row_free_[rs]) ++rs;
+    row_free_[rs] = 0;
+    --free_row_slots_;
+    w.rf = ws;
+    regs_.reserve(ws, nregs);
+    regs_.bind(ws, &w, rs * rows_per_warp_, rows_per_warp_);
+    WarpSlot& s = warps_[ws];
+    s = WarpSlot{};
+    s.w = &w;
+    s.cta = &c.cta;
+    s.cta_slot = cs;
+    s.age = age_++;
+    s.sbp.assign(regs_.capacity(ws), 0);
+    s.sbs.assign(nregs, 0);
+    c.warps.push_back(ws);
+    if (!w.done) ++active_warps_;
+    Scheduler& sc = sched_[ws % nsched_];
+    sc.order.push_back(ws);
+    if (policy_ == Policy::two_level) {
+      if (sc.active.size() < two_level_active_) sc.active.push_back(ws);
+      else sc.pending.push_back(ws);
+    }
+  }
+  busy_ = true;
+  fetch_scan_ = true;
+  next_wake_ = 0;
+}
+
+// A CTA is finished when all its warps exited and nothing of it is in flight
+// (its stores acknowledged), so the next kernel sees its writes.
+void Core::cta_check(unsigned cs) {
+  CtaSlot& c = ctas_[cs];
+  if (!c.live) return;
+  for (unsigned ws : c.warps) {
+    const WarpSlot& s = warps_[ws];
+    if (!s.w->done || s.inflight || s.stores) return;
+  }
+  for (unsigned ws : c.warps) {
+    warp_free_[ws] = 1;
+    ++free_warps_;
+    unsigned rs = 0;
+    // Row slot from the bound row base.
+    rs = regs_.row_of(ws, 0) / rows_per_warp_;
+    row_free_[rs] = 1;
+    ++free_row_slots_;
+    regs_.unbind(ws);
+    Scheduler& sc = sched_[ws % nsched_];
+    sc.order.erase(std::find(sc.order.begin(), sc.order.end(), ws));
+    auto drop = [ws](std::vector<unsigned>& v) {
+      auto it = std::find(v.begin(), v.end(), ws);
+      if (it != v.end()) v.erase(it);
+    };
+    drop(sc.active);
+    drop(sc.pending);
+    if (sc.last == int(ws)) sc.last = -1;
+    warps_[ws].w = nullptr;
+  }
+  if (policy_ == Policy::two_level)
+    for (auto& sc : sched_)
+      while (sc.active.size() < two_level_active_ && !sc.pending.empty()) {
+        sc.active.push_back(sc.pending.front());
+        sc.pending.erase(sc.pending.begin());
+      }
+  c.live = false;
+  --live_ctas_;
+  threads_used_ -= c.threads;
+  shared_used_ -= c.shared;
+  ++finished_;
+}
+
+unsigned Core::take_finished() {
+  unsigned n = finished_;
+  finished_ = 0;
+  return n;
+}
+
+bool Core::idle() const {
+  return live_ctas_ == 0 && inflight_total_ == 0 && stores_total_ == 0 && outq_.empty() && resp_.empty();
+}
+
+void Core::on_response(std::unique_ptr<LineRequest> r) {
+  resp_.push_back(std::move(r));
+  next_wake_ = 0;
+}
+
+uint64_t Core::next_active_cycle(uint64_t now) const {
+  if (!resp_.empty()) return now + 1;
+  return next_wake_ <= now ? now + 1 : next_wake_;
+}
+
+void Core::cycle(uint64_t now) {
+  uint64_t skipped = started_ && now > last_cycle_ + 1 ? now - last_cycle_ - 1 : 0;
+  bool was_busy = !idle();
+  if (skipped && was_busy) {
+    st_.cycles += skipped;
+    st_.stall[last_stall_] += skipped * nsched_;
+  }
+  if (skipped) publish(skipped);
+  started_ = true;
+  last_cycle_ = now;
+  now_ = now;
+  act_.cycle = now;
+  std::memset(act_.issued, 0, sizeof act_.issued);
+  std::fill(act_.rf_reads.begin(), act_.rf_reads.end(), 0);
+  std::fill(act_.rf_writes.begin(), act_.rf_writes.end(), 0);
+  act_.rf_bank_conflicts = act_.oc_allocated = act_.l1_accesses = act_.l1_misses = 0;
+  act_.shared_accesses = act_.mem_requests = 0;
+  busy_ = false;
+  next_wake_ = UINT64_MAX;
+
+  responses();
+  writeback();
+  ldst();
+  dispatch();
+  operand_read();
+  issue();
+  fetch();
+  send();
+
+  act_.active_warps = active_warps_;
+  if (was_busy || !idle()) ++st_.cycles;
+  act_.oc_allocated = uint16_t(oc_total_ - oc_free_[0] - oc_free_[1] - oc_free_[2]);
+  if (busy_ || !outq_.empty() || !ldq_.empty() || act_.oc_allocated) next_wake_ = now + 1;
+  st_.oc_busy += act_.oc_allocated;
+  for (Inst* in : wb_) next_wake_ = std::min(next_wake_, std::max(in->ready, now + 1));
+  publish(0);
+  if (next_wake_ == UINT64_MAX && live_ctas_ && !inflight_total_ && !stores_total_ && outq_.empty() && resp_.empty())
+    report_deadlock();
+}
+
+// Nothing in flight and nothing can issue: the resident warps wait at
+// barriers that cannot release (the functional engine reports the same).
+void Core::report_deadlock() const {
+  for (const CtaSlot& c : ctas_)
+    if (c.live && !c.cta.all_done()) {
+      const func::Cta& t = c.cta;
+      throw KernelError("kernel '" + ctx_.kernel->name + "': barrier deadlock in CTA (" + std::to_string(t.ctaid[0]) +
+                        "," + std::to_string(t.ctaid[1]) + "," + std::to_string(t.ctaid[2]) +
+                        ") on SM " + std::to_string(id_) + ": " + ex_->describe_waits(t));
+    }
+}
+
+void Core::publish(uint64_t skipped) {
+  if (observers_.empty()) return;
+  if (skipped) {
+    Activity z;
+    z.sm = id_;
+    z.cycle = now_;
+    z.rf_reads.assign(rf_.banks(), 0);
+    z.rf_writes.assign(rf_.banks(), 0);
+    for (auto* o : observers_) o->on_cycle(z, skipped);
+    return;
+  }
+  for (auto* o : observers_) o->on_cycle(act_, 0);
+}
+
+Inst* Core::alloc_inst() {
+  if (inst_free_.empty()) {
+    inst_store_.push_back(std::make_unique<Inst>());
+    inst_free_.push_back(inst_store_.back().get());
+  }
+  Inst* in = inst_free_.back();
+  inst_free_.pop_back();
+  return in;
+}
+
+void Core::free_inst(Inst* in) { inst_free_.push_back(in); }
+
+config::json Core::stats() const {
+  config::json j;
+  double cyc = double(st_.cycles ? st_.cycles : 1);
+  j["cycles"] = st_.cycles;
+  j["warp_insn"] = st_.warp_insn;
+  j["thread_insn"] = st_.thread_insn;
+  j["ipc"] = double(st_.thread_insn) / cyc;
+  j["warp_ipc"] = double(st_.warp_insn) / cyc;
+  j["ctas"] = st_.ctas;
+  static const char* const cls[] = {"INT", "FP", "SFU", "LDST"};
+  for (size_t i = 0; i < size_t(IssueClass::count_); ++i) j["issued_by_class"][cls[i]] = st_.issued_cls[i];
+  static const char* const sn[] = {"issued", "scoreboard", "structural", "memory", "barrier", "idle"};
+  for (int i = 0; i < kStallCount; ++i) j["scheduler_cycles"][sn[i]] = st_.stall[i];
+  j["rf"]["banks"] = rf_.banks();
+  j["rf"]["reads"] = st_.rf_reads;
+  j["rf"]["writes"] = st_.rf_writes;
+  j["rf"]["bank_conflicts"] = st_.rf_conflicts;
+  j["rf"]["write_conflicts"] = st_.rf_write_conflicts;
+  j["rf"]["conflict_reads"] = st_.rf_conflict_reads;
+  j["oc"]["collectors"] = oc_count_[0] + oc_count_[1] + oc_count_[2];
+  j["oc"]["avg_occupied"] = double(st_.oc_busy) / cyc;
+  j["l1d"]["accesses"] = st_.l1_access;
+  j["l1d"]["hits"] = st_.l1_hit;
+  j["l1d"]["misses"] = st_.l1_miss;
+  j["l1d"]["mshr_merges"] = st_.l1_merge;
+  j["l1d"]["mshr_full_stalls"] = st_.mshr_full;
+  j["l1d"]["bypass"] = st_.l1_bypass;
+  j["smem"]["accesses"] = st_.smem_access;
+  j["smem"]["bank_conflicts"] = st_.smem_conflicts;
+  j["local_accesses"] = st_.local_access;
+  j["const_param_accesses"] = st_.const_access;
+  j["mem_requests"]["read"] = st_.req_read;
+  j["mem_requests"]["write"] = st_.req_write;
+  j["mem_requests"]["atomic"] = st_.req_atomic;
+  return j;
+}
+
+std::unique_ptr<SmCore> make_sm(unsigned sm_id, const config::Config& cfg, MemPort& port) {
+  return std::make_unique<Core>(sm_id, cfg, port);
+}
+
+}  // namespace relgpu::sm

@@ -1,0 +1,244 @@
+// The SM pipeline (implements SmCore). Stages, run in reverse order each
+// cycle so that each consumes what the previous cycle produced:
+//   responses -> writeback -> LD/ST unit -> dispatch (OC -> FU) ->
+//   operand read (bank arbitration) -> issue -> fetch -> send requests
+//
+// Timing of one ALU instruction: issued at t, its operands are read from
+// the banks at t+1 (later on a bank conflict), it dispatches to its unit at
+// t+2 and writes back at t+2+latency; a dependent instruction issues in the
+// writeback cycle. So a dependent chain takes latency + 2 cycles per
+// instruction.
+//
+// Functional work is done by func::Executor at fixed points:
+//   issue      fetch (SIMT mask); non-control instructions also commit here
+//              (pc advance), so a warp can have several instructions in flight
+//   dispatch   read_operands (from the banked RF) + execute; per warp in
+//              program order, so side state (carry, memory order) is kept
+//   LD/ST      non-global lanes via memory(); global lanes through L1 lines
+//              and line requests (exec_timing.cpp hooks)
+//   writeback  writeback into the RF; control instructions commit here
+// Control instructions (bra, call, ret, exit, bar, membar, trap) stop the
+// warp's issue until they write back; all but bra also wait until the warp
+// has nothing in flight and its stores are acknowledged ("drain"), so a
+// barrier or membar sees all earlier memory effects of the warp.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "sm/keys.h"
+#include "sm/l1d.h"
+#include "sm/regfile.h"
+#include "sm/sm_core.h"
+
+namespace relgpu::sm {
+
+enum class Unit : uint8_t { sp, dp, sfu, mem };
+enum Stall : uint8_t { kIssued, kScoreboard, kStructural, kMemory, kBarrier, kIdle, kStallCount };
+
+// Per decoded instruction, computed once per function.
+struct StaticOp {
+  Unit unit = Unit::sp;
+  IssueClass cls = IssueClass::INT;
+  uint16_t latency = 1, ii = 1;
+  bool control = false, drain = false, mem = false;
+  bool bypass = false;         // not cached in L1: .cg/.cv/volatile loads, atomics
+  // Registers read / written, as physical 32-bit registers of the frame
+  // (register-file values) or frame register slots (predicates and
+  // registers without a physical one). The scoreboard works on physical
+  // registers: the allocator reuses one for several virtual registers, and
+  // a dead load result must not land after a newer value of the same entry.
+  std::vector<uint16_t> rd_phys, rd_slot, wr_phys, wr_slot, sb_phys, sb_slot;
+};
+
+// One warp instruction in flight.
+struct Inst {
+  func::InFlight f;
+  const StaticOp* op = nullptr;
+  unsigned ws = 0;
+  uint64_t seq = 0;
+  uint32_t pbase = 0, sbase = 0; // frame bases at issue (scoreboard release)
+  int oc = -1;                 // operand collector while collecting
+  uint8_t nread = 0, nwrite = 0;
+  uint8_t read_group[24], write_group[12];
+  uint32_t reads_left = 0;     // bit per read not yet granted
+  uint64_t ready = 0;          // result / data available
+  // LD/ST
+  bool ldst_started = false;
+  uint32_t gmask = 0;          // global lanes
+  uint8_t nlines = 0, next_line = 0;
+  uint64_t lines[32];
+  uint64_t busy_until = 0;     // non-global part occupies the unit until then
+  uint16_t pending = 0;        // line responses outstanding
+  bool left_unit = false;      // all lines sent / looked up
+};
+
+struct WarpSlot {
+  func::Warp* w = nullptr;
+  func::Cta* cta = nullptr;
+  unsigned cta_slot = 0;
+  uint64_t age = 0;            // launch order (GTO's "oldest")
+  uint8_t ib = 0;              // instruction-buffer entries
+  uint64_t ib_ready = 0;
+  bool control = false;        // a control instruction in flight
+  unsigned inflight = 0;       // issued, not written back
+  unsigned stores = 0;         // store / reduction requests not acknowledged
+  uint64_t issue_seq = 0, dispatch_seq = 0;
+  // Scoreboard, per physical register / per register slot: 0 free,
+  // 1 ALU result pending, 2 memory result pending.
+  std::vector<uint8_t> sbp, sbs;
+  const func::Code* code = nullptr;  // current frame's code, its ops and bases
+  size_t depth = 0;
+  const StaticOp* ops = nullptr;
+  uint32_t pbase = 0;
+  // check() result cache: a warp stalled on its scoreboard, a barrier, a
+  // control instruction or an empty buffer stays stalled until something
+  // of its own changes (then `dirty` is set), so the schedulers skip it.
+  // Structural stalls are cached too, with the instruction and its
+  // collector pool: only a free collector is then missing.
+  bool dirty = true;
+  uint8_t cached = 0, pool = 0;
+  const StaticOp* cached_op = nullptr;
+};
+
+struct CtaSlot {
+  func::Cta cta;
+  bool live = false;
+  uint32_t threads = 0;
+  uint64_t shared = 0;
+  std::vector<unsigned> warps;  // warp slots
+};
+
+struct Scheduler {
+  std::vector<unsigned> order;  // its warp slots, by age
+  int last = -1;                // last issued warp slot
+  std::vector<unsigned> active, pending;  // two_level pools
+};
+
+class Core final : public SmCore {
+ public:
+  Core(unsigned sm_id, const config::Config& cfg, MemPort& port);
+  ~Core() override;
+
+  void begin_launch(const func::LaunchCtx& ctx) override;
+  bool can_accept(const CtaShape& s) const override;
+  void add_cta(const uint32_t ctaid[3]) override;
+  unsigned take_finished() override;
+  bool idle() const override;
+  void cycle(uint64_t now) override;
+  void on_response(std::unique_ptr<LineRequest> r) override;
+  uint64_t next_active_cycle(uint64_t now) const override;
+  void add_observer(ActivityObserver* o) override { observers_.push_back(o); }
+  config::json stats() const override;
+
+  // Debug / test hook: every issued instruction as (cycle, warp slot, pc).
+  struct IssueRecord { uint64_t cycle; unsigned ws; int32_t pc; };
+  void set_issue_trace(std::vector<IssueRecord>* t) { trace_ = t; }
+
+  RegisterFile& regfile() { return rf_; }
+  SmRegs& regs() { return regs_; }
+  L1D& l1d() { return l1_; }
+
+ private:
+  struct Req { enum K : uint8_t { free, load, bypass, store, atomic } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
+  struct FuState { uint64_t next_free = 0; };
+
+  // stages (core_pipe.cpp, core_ldst.cpp)
+  void responses();
+  void writeback();
+  void ldst();
+  void dispatch();
+  void operand_read();
+  void issue();
+  void fetch();
+  void send();
+  Stall check(unsigned ws, const StaticOp*& op);
+  Stall check_now(unsigned ws, const StaticOp*& op);
+  static int pool_of(const StaticOp& op) { return op.unit == Unit::sfu ? 1 : op.unit == Unit::mem ? 2 : 0; }
+  void issue_warp(unsigned ws, const StaticOp* op);
+  void complete(Inst* in);
+  void finish_mem(Inst* in);
+  bool start_ldst(Inst* in);
+  bool ldst_line(Inst* in);
+  void line_arrived(Inst* in, uint64_t line, const uint8_t* data);
+  void cta_check(unsigned cta_slot);
+  const StaticOp* ops_for(const func::Code* c);
+  StaticOp make_op(const ptx::Function& fn, const func::DInstr& d) const;
+  std::unique_ptr<LineRequest> new_request(Req::K kind, uint64_t line, unsigned ws, const Inst* in);
+  Inst* alloc_inst();
+  void free_inst(Inst* in);
+  unsigned pick(Scheduler& s, unsigned sched_idx);
+  void publish(uint64_t skipped);
+  void report_deadlock() const;
+
+  // config
+  unsigned id_;
+  MemPort& port_;
+  unsigned max_threads_, max_ctas_, max_warps_, nsched_, ib_entries_, fetch_lat_, two_level_active_;
+  uint64_t shared_cap_;
+  enum class Policy { lrr, gto, two_level } policy_;
+  unsigned oc_count_[3];        // sp(+dp), sfu, mem
+  unsigned sp_units_, sfu_units_;
+  uint16_t lat_sp_, ii_sp_, lat_mad_, lat_div_, ii_div_, lat_fdiv_, ii_fdiv_, lat_dp_, ii_dp_, lat_sfu_, ii_sfu_;
+  unsigned smem_banks_, smem_lat_, l1_hit_, const_lat_, miss_q_, ldst_q_;
+
+  // state
+  RegisterFile rf_;
+  SmRegs regs_;
+  L1D l1_;
+  func::LaunchCtx ctx_;
+  std::unique_ptr<func::Executor> ex_;
+  std::unordered_map<const func::Code*, std::vector<StaticOp>> ops_;
+  std::vector<WarpSlot> warps_;
+  std::vector<uint8_t> warp_free_;
+  std::vector<CtaSlot> ctas_;
+  std::vector<uint8_t> row_free_;      // per row slot of rows_per_warp_ rows
+  unsigned rows_per_warp_ = 1, free_row_slots_ = 0, free_warps_ = 0;
+  uint32_t threads_used_ = 0;
+  uint64_t shared_used_ = 0;
+  unsigned live_ctas_ = 0, finished_ = 0;
+  uint64_t age_ = 0;
+  std::vector<Scheduler> sched_;
+  std::vector<Inst*> oc_[3];           // per collector: its instruction or nullptr
+  unsigned oc_free_[3] = {0, 0, 0};
+  unsigned oc_total_ = 0, active_warps_ = 0;
+  std::vector<FuState> fu_sp_, fu_sfu_;
+  FuState fu_dp_;
+  std::vector<Inst*> wb_;              // results waiting for writeback
+  std::deque<Inst*> ldq_;              // LD/ST unit queue
+  std::deque<std::unique_ptr<LineRequest>> outq_, resp_;
+  std::vector<std::unique_ptr<LineRequest>> req_pool_;
+  std::vector<Req> reqs_;
+  std::vector<uint32_t> req_free_;
+  std::vector<std::unique_ptr<Inst>> inst_store_;
+  std::vector<Inst*> inst_free_;
+  std::vector<uint8_t> group_read_, group_write_;  // per bank group: used this cycle
+  unsigned inflight_total_ = 0, stores_total_ = 0;
+  unsigned fetch_rr_ = 0;
+  bool fetch_scan_ = true;             // some warp may want a fetch
+  uint64_t now_ = 0, last_cycle_ = 0;
+  bool started_ = false, busy_ = false;
+  uint64_t next_wake_ = UINT64_MAX;
+  std::vector<ActivityObserver*> observers_;
+  std::vector<IssueRecord>* trace_ = nullptr;
+  Activity act_;
+  Stall last_stall_ = kIdle;
+  uint64_t scratch_[func::kWarpSize];
+
+  // stats (per launch)
+  struct Stats {
+    uint64_t cycles = 0, warp_insn = 0, thread_insn = 0, ctas = 0;
+    uint64_t stall[kStallCount] = {};
+    uint64_t issued_cls[size_t(IssueClass::count_)] = {};
+    std::vector<uint64_t> rf_reads, rf_writes, rf_conflicts, rf_write_conflicts;
+    uint64_t rf_conflict_reads = 0;    // operand reads that lost bank arbitration (one per read per cycle)
+    uint64_t oc_busy = 0;              // sum over cycles of collectors in use
+    uint64_t l1_access = 0, l1_hit = 0, l1_miss = 0, l1_merge = 0, l1_bypass = 0, mshr_full = 0;
+    uint64_t smem_access = 0, smem_conflicts = 0, local_access = 0, const_access = 0;
+    uint64_t req_read = 0, req_write = 0, req_atomic = 0;
+  } st_;
+};
+
+}  // namespace relgpu::sm

@@ -1,0 +1,262 @@
+// LD/ST unit: coalescer, shared memory with bank conflicts, L1D with MSHRs,
+// line requests to the memory system and their responses.
+//
+// Spaces (our choices where the papers are silent):
+//   global        coalesced into 128-B lines, one line per cycle through L1;
+//                 data only from L1 lines or memory responses
+//   shared        32 banks x 4 B; a warp takes one cycle per distinct word in
+//                 its most-used bank; latency smem.latency + extra cycles
+//   local         assumed to hit in L1 (interleaved per thread, so one line per
+//                 distinct 4-B word offset); l1d.hit_latency + extra lines
+//   const, param  constant cache assumed to hit; one distinct address per
+//                 cycle; sm.const_latency
+// Non-global data goes through the executor's functional path.
+#include <algorithm>
+#include <cstring>
+
+#include "sm/core.h"
+
+namespace relgpu::sm {
+
+using func::XK;
+using mem::kLineBytes;
+using ptx::Space;
+
+std::unique_ptr<LineRequest> Core::new_request(Req::K kind, uint64_t line, unsigned ws, const Inst* in) {
+  std::unique_ptr<LineRequest> r;
+  if (!req_pool_.empty()) {
+    r = std::move(req_pool_.back());
+    req_pool_.pop_back();
+  } else {
+    r = std::make_unique<LineRequest>();
+  }
+  uint32_t id;
+  if (!req_free_.empty()) {
+    id = req_free_.back();
+    req_free_.pop_back();
+  } else {
+    id = uint32_t(reqs_.size());
+    reqs_.emplace_back();
+  }
+  reqs_[id] = Req{kind, -1, const_cast<Inst*>(in), ws};
+  mem::MemExt& e = r->ext;
+  e.kind = kind == Req::store ? mem::Kind::write : kind == Req::atomic ? mem::Kind::atomic : mem::Kind::read;
+  e.sm = id_;
+  e.warp = ws;
+  e.cta = warps_[ws].cta_slot;
+  e.pc = in ? in->f.pc : -1;
+  e.id = id;
+  e.bypass_l1 = kind != Req::load;
+  e.atoms.clear();
+  e.issue_cycle = now_;
+  r->addr = line;
+  r->write = kind == Req::store || kind == Req::atomic;
+  if (r->write) {
+    std::memset(r->data, 0, kLineBytes);
+    std::memset(r->byte_enable, 0, kLineBytes);
+  }
+  (kind == Req::store ? st_.req_write : kind == Req::atomic ? st_.req_atomic : st_.req_read)++;
+  return r;
+}
+
+// First cycle of a memory instruction in the unit: error checks, the
+// non-global lanes (functional, with their timing), coalescing.
+bool Core::start_ldst(Inst* in) {
+  WarpSlot& s = warps_[in->ws];
+  func::InFlight& f = in->f;
+  in->gmask = ex_->global_lanes(*s.cta, *s.w, f);
+  ex_->memory_non_global(*s.cta, *s.w, f, in->gmask);
+  in->ldst_started = true;
+  unsigned cycles = 0, lat = 1;
+  uint32_t other = f.exec & ~in->gmask;
+  if (other) {
+    uint64_t words[4 * func::kWarpSize];
+    unsigned nwords = 0, nlocal = 0, nconst = 0;
+    uint8_t bank_n[64] = {};
+    uint64_t lw[4 * func::kWarpSize], ca[func::kWarpSize];
+    unsigned degree = 0;
+    bool shared = false;
+    for (uint32_t m = other; m; m &= m - 1) {
+      unsigned l = unsigned(__builtin_ctz(m));
+      uint64_t a = f.addr[l];
+      unsigned n = in->f.d->xk == XK::ld || in->f.d->xk == XK::st ? f.bytes : f.d->bytes;
+      switch (f.lane_space[l]) {
+        case Space::shared:
+          shared = true;
+          for (uint64_t w = a >> 2; w <= (a + n - 1) >> 2; ++w) {
+            if (std::find(words, words + nwords, w) != words + nwords) continue;  // broadcast
+            words[nwords++] = w;
+            degree = std::max<unsigned>(degree, ++bank_n[w % smem_banks_]);
+          }
+          break;
+        case Space::local:
+          for (uint64_t w = a >> 2; w <= (a + n - 1) >> 2; ++w)
+            if (std::find(lw, lw + nlocal, w) == lw + nlocal) lw[nlocal++] = w;
+          break;
+        default:  // param, const
+          if (std::find(ca, ca + nconst, a) == ca + nconst) ca[nconst++] = a;
+          break;
+      }
+    }
+    if (shared) {
+      ++st_.smem_access;
+      ++act_.shared_accesses;
+      st_.smem_conflicts += degree - 1;
+      cycles += degree;
+      lat = std::max(lat, smem_lat_ + degree - 1);
+    }
+    if (nlocal) {
+      ++st_.local_access;
+      cycles += nlocal;
+      lat = std::max(lat, l1_hit_ + nlocal - 1);
+    }
+    if (nconst) {
+      ++st_.const_access;
+      cycles += nconst;
+      lat = std::max(lat, const_lat_ + nconst - 1);
+    }
+  }
+  in->busy_until = now_ + (cycles ? cycles - 1 : 0);
+  in->ready = now_ + lat;
+  in->nlines = in->next_line = 0;
+  for (uint32_t m = in->gmask; m; m &= m - 1) {
+    uint64_t line = f.addr[__builtin_ctz(m)] & ~uint64_t(kLineBytes - 1);
+    if (std::find(in->lines, in->lines + in->nlines, line) == in->lines + in->nlines) in->lines[in->nlines++] = line;
+  }
+  return true;
+}
+
+// One global line through L1 / to the memory system; false = stalled.
+bool Core::ldst_line(Inst* in) {
+  uint64_t line = in->lines[in->next_line];
+  WarpSlot& s = warps_[in->ws];
+  func::InFlight& f = in->f;
+  XK xk = f.d->xk;
+  if (xk == XK::ld && !in->op->bypass) {
+    if (const uint8_t* d = l1_.probe(line)) {
+      ++st_.l1_access, ++st_.l1_hit, ++act_.l1_accesses;
+      ex_->load_from_line(f, in->gmask, line, d);
+      in->ready = std::max(in->ready, now_ + l1_hit_);
+      return true;
+    }
+    int m = l1_.mergeable(line);
+    if (m >= 0) {
+      ++st_.l1_access, ++st_.l1_miss, ++st_.l1_merge, ++act_.l1_accesses, ++act_.l1_misses;
+      l1_.mshr(m).waiters.push_back(in);
+      ++in->pending;
+      return true;
+    }
+    if (outq_.size() >= miss_q_) return false;
+    m = l1_.allocate(line);
+    if (m < 0) {
+      ++st_.mshr_full;
+      return false;
+    }
+    ++st_.l1_access, ++st_.l1_miss, ++act_.l1_accesses, ++act_.l1_misses;
+    auto r = new_request(Req::load, line, in->ws, in);
+    reqs_[r->ext.id].mshr = m;
+    l1_.mshr(m).waiters.push_back(in);
+    ++in->pending;
+    outq_.push_back(std::move(r));
+    return true;
+  }
+  if (outq_.size() >= miss_q_) return false;
+  if (xk == XK::ld) {
+    ++st_.l1_bypass;
+    outq_.push_back(new_request(Req::bypass, line, in->ws, in));
+    ++in->pending;
+    return true;
+  }
+  // Stores and atomics: write-evict, and outstanding misses to the line are stale.
+  l1_.evict(line);
+  l1_.store_seen(line);
+  if (xk == XK::st) {
+    auto r = new_request(Req::store, line, in->ws, in);
+    ex_->store_to_line(f, in->gmask, line, r->data, r->byte_enable);
+    outq_.push_back(std::move(r));
+    ++s.stores, ++stores_total_;
+    return true;
+  }
+  bool ret = xk == XK::atom;  // red: acknowledged like a store
+  auto r = new_request(Req::atomic, line, in->ws, ret ? in : nullptr);
+  ex_->atoms_for_line(f, in->gmask, line, r->ext.atoms);
+  outq_.push_back(std::move(r));
+  if (ret) ++in->pending;
+  else ++s.stores, ++stores_total_;
+  return true;
+}
+
+void Core::ldst() {
+  if (ldq_.empty()) return;
+  busy_ = true;
+  Inst* in = ldq_.front();
+  if (!in->ldst_started) start_ldst(in);
+  if (in->next_line < in->nlines) {
+    if (!ldst_line(in)) return;
+    if (++in->next_line < in->nlines) return;
+  }
+  if (in->busy_until > now_) return;
+  ldq_.pop_front();
+  in->left_unit = true;
+  if (!in->pending) {
+    in->ready = std::max(in->ready, now_ + 1);
+    wb_.push_back(in);
+  }
+}
+
+void Core::line_arrived(Inst* in, uint64_t line, const uint8_t* data) {
+  if (data) ex_->load_from_line(in->f, in->gmask, line, data);
+  if (--in->pending == 0 && in->left_unit) {
+    in->ready = std::max(in->ready, now_ + 1);
+    wb_.push_back(in);
+  }
+}
+
+void Core::responses() {
+  while (!resp_.empty()) {
+    std::unique_ptr<LineRequest> r = std::move(resp_.front());
+    resp_.pop_front();
+    busy_ = true;
+    uint32_t id = uint32_t(r->ext.id);
+    Req q = reqs_.at(id);
+    reqs_[id].kind = Req::free;
+    req_free_.push_back(id);
+    switch (q.kind) {
+      case Req::load: {
+        L1D::Mshr& m = l1_.mshr(q.mshr);
+        if (!m.stale) l1_.fill(r->addr, r->data);
+        for (Inst* in : m.waiters) line_arrived(in, r->addr, r->data);
+        l1_.release(q.mshr);
+        break;
+      }
+      case Req::bypass: line_arrived(q.inst, r->addr, r->data); break;
+      case Req::atomic:
+        if (q.inst) {
+          ex_->atom_results(q.inst->f, r->ext.atoms);
+          line_arrived(q.inst, r->addr, nullptr);
+          break;
+        }
+        [[fallthrough]];
+      case Req::store: {
+        WarpSlot& s = warps_[q.ws];
+        --s.stores, --stores_total_;
+        s.dirty = true;
+        if (s.w && s.w->done) cta_check(s.cta_slot);
+        break;
+      }
+      default: throw std::logic_error("sm: response to an unknown request id " + std::to_string(id));
+    }
+    req_pool_.push_back(std::move(r));
+  }
+}
+
+void Core::send() {
+  if (outq_.empty()) return;
+  busy_ = true;
+  if (port_.send(outq_.front())) {
+    outq_.pop_front();
+    ++act_.mem_requests;
+  }
+}
+
+}  // namespace relgpu::sm

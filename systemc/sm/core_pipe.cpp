@@ -1,0 +1,449 @@
+// SM pipeline: fetch, scheduling and issue, operand collection with the
+// bank arbitrator, dispatch to the functional units, writeback.
+#include <algorithm>
+
+#include "common/error.h"
+#include "ptx/analysis.h"
+#include "sm/core.h"
+
+namespace relgpu::sm {
+
+using func::OpClass;
+using func::XK;
+using ptx::Opcode;
+
+// ---- static per-instruction info ----------------------------------------------
+
+StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
+  StaticOp o;
+  const ptx::Instr& in = *d.in;
+  std::vector<int32_t> uses, defs;
+  ptx::instr_uses(in, uses);
+  ptx::instr_defs(in, defs);
+  auto dedupe = [](std::vector<uint16_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  auto split = [&](const std::vector<int32_t>& regs, std::vector<uint16_t>& phys, std::vector<uint16_t>& slots) {
+    for (int32_t v : regs) {
+      if (v < 0) continue;
+      bool rf = fn.regs[size_t(v)].type != ptx::Type::pred && size_t(v) < fn.phys_reg.size() && fn.phys_reg[size_t(v)] >= 0;
+      if (!rf) {
+        slots.push_back(uint16_t(v));
+        continue;
+      }
+      unsigned width = ptx::type_bits(fn.regs[size_t(v)].type) > 32 ? 2 : 1;  // as SmRegs
+      for (unsigned k = 0; k < width; ++k) phys.push_back(uint16_t(fn.phys_reg[size_t(v)] + int(k)));
+    }
+    dedupe(phys);
+    dedupe(slots);
+  };
+  split(uses, o.rd_phys, o.rd_slot);
+  split(defs, o.wr_phys, o.wr_slot);
+  o.sb_phys = o.rd_phys;
+  o.sb_phys.insert(o.sb_phys.end(), o.wr_phys.begin(), o.wr_phys.end());
+  dedupe(o.sb_phys);
+  o.sb_slot = o.rd_slot;
+  o.sb_slot.insert(o.sb_slot.end(), o.wr_slot.begin(), o.wr_slot.end());
+  dedupe(o.sb_slot);
+  o.mem = d.xk == XK::ld || d.xk == XK::st || d.xk == XK::atom || d.xk == XK::red;
+  o.bypass = d.xk == XK::atom || d.xk == XK::red || in.m.volatile_ ||
+             in.m.hints.find(".cg") != std::string::npos || in.m.hints.find(".cv") != std::string::npos;
+  switch (d.xk) {
+    case XK::bra: o.control = true; break;
+    case XK::call: case XK::ret: case XK::exit: case XK::bar: case XK::trap: case XK::brkpt:
+      o.control = o.drain = true;
+      break;
+    default:
+      if (in.op == Opcode::membar || in.op == Opcode::fence) o.control = o.drain = true;
+      break;
+  }
+  o.latency = lat_sp_;
+  o.ii = ii_sp_;
+  if (o.mem) {
+    o.unit = Unit::mem;
+    o.cls = IssueClass::LDST;
+  } else if (d.cls == OpClass::SFU) {
+    o.unit = Unit::sfu, o.cls = IssueClass::SFU, o.latency = lat_sfu_, o.ii = ii_sfu_;
+  } else if (d.cls == OpClass::FP64) {
+    o.unit = Unit::dp, o.cls = IssueClass::FP, o.latency = lat_dp_, o.ii = ii_dp_;
+  } else {
+    o.cls = d.cls == OpClass::FP32 ? IssueClass::FP : IssueClass::INT;
+    if (in.op == Opcode::mad || in.op == Opcode::fma) o.latency = lat_mad_;
+    if (in.op == Opcode::div || in.op == Opcode::rem) {
+      bool fl = ptx::type_is_float(in.m.type);
+      o.latency = fl ? lat_fdiv_ : lat_div_;
+      o.ii = fl ? ii_fdiv_ : ii_div_;
+    }
+  }
+  return o;
+}
+
+const StaticOp* Core::ops_for(const func::Code* c) {
+  auto it = ops_.find(c);
+  if (it == ops_.end()) {
+    std::vector<StaticOp> v;
+    v.reserve(c->ins.size());
+    for (const func::DInstr& d : c->ins) v.push_back(make_op(*c->fn, d));
+    it = ops_.emplace(c, std::move(v)).first;
+  }
+  return it->second.data();
+}
+
+// ---- fetch ---------------------------------------------------------------------
+
+// One warp per cycle refills its instruction buffer (round robin over the
+// warps whose buffer is empty); the entries are valid fetch_latency later.
+void Core::fetch() {
+  if (!fetch_scan_) return;
+  unsigned n = unsigned(warps_.size());
+  for (unsigned k = 0; k < n; ++k) {
+    unsigned ws = (fetch_rr_ + k) % n;
+    WarpSlot& s = warps_[ws];
+    if (!s.w || s.w->done || s.control || s.ib) continue;
+    s.ib = uint8_t(ib_entries_);
+    s.dirty = true;
+    s.ib_ready = now_ + fetch_lat_;
+    next_wake_ = std::min(next_wake_, s.ib_ready);
+    fetch_rr_ = ws + 1;
+    return;
+  }
+  fetch_scan_ = false;  // until a buffer empties again
+}
+
+// ---- issue ---------------------------------------------------------------------
+
+// Can warp slot ws issue its next instruction now? kIssued = yes.
+Stall Core::check(unsigned ws, const StaticOp*& op) {
+  WarpSlot& s = warps_[ws];
+  if (!s.dirty) {
+    if (s.cached != kStructural) return Stall(s.cached);
+    if (!oc_free_[s.pool]) return kStructural;
+    op = s.cached_op;
+    return kIssued;
+  }
+  Stall r = check_now(ws, op);
+  if (r == kScoreboard || r == kMemory || r == kBarrier || r == kStructural || (r == kIdle && !s.ib)) {
+    s.dirty = false;
+    s.cached = r;
+    if (r == kStructural) s.cached_op = op, s.pool = uint8_t(pool_of(*op));
+  }
+  return r;
+}
+
+Stall Core::check_now(unsigned ws, const StaticOp*& op) {
+  WarpSlot& s = warps_[ws];
+  func::Warp& w = *s.w;
+  if (w.done) return kIdle;
+  if (w.at_barrier) return kBarrier;
+  if (s.control) return kScoreboard;  // waiting for a branch / control instruction
+  if (!s.ib) return kIdle;
+  if (s.ib_ready > now_) {
+    next_wake_ = std::min(next_wake_, s.ib_ready);
+    return kIdle;
+  }
+  const func::Frame& fr = w.frames.back();
+  if (fr.code != s.code || w.frames.size() != s.depth) {
+    s.code = fr.code;
+    s.depth = w.frames.size();
+    s.ops = ops_for(fr.code);
+    s.pbase = 0;
+    for (size_t i = 0; i + 1 < w.frames.size(); ++i) s.pbase += w.frames[i].code->fn->regs_per_thread;
+  }
+  int32_t pc = w.pc();
+  if (size_t(pc) >= fr.code->ins.size()) {
+    op = nullptr;  // issue reports "ran past the end" through the executor
+    return kIssued;
+  }
+  op = &s.ops[pc];
+  if (op->drain && (s.inflight || s.stores)) return s.stores ? kMemory : kScoreboard;
+  Stall r = kIssued;
+  auto scan = [&r](const std::vector<uint16_t>& regs, const std::vector<uint8_t>& sb, uint32_t base) {
+    for (uint16_t v : regs) {
+      uint8_t k = base + v < sb.size() ? sb[base + v] : 0;
+      if (k == 2) r = kMemory;
+      else if (k && r != kMemory) r = kScoreboard;
+    }
+  };
+  scan(op->sb_phys, s.sbp, s.pbase);
+  scan(op->sb_slot, s.sbs, fr.reg_base);
+  if (r != kIssued) return r;
+  return oc_free_[pool_of(*op)] ? kIssued : kStructural;
+}
+
+unsigned Core::pick(Scheduler& sc, unsigned si) {
+  (void)si;
+  Stall worst = kIdle;
+  auto rank = [](Stall s) {  // which reason a non-issuing cycle is charged to
+    switch (s) {
+      case kStructural: return 5;
+      case kMemory: return 4;
+      case kScoreboard: return 3;
+      case kBarrier: return 2;
+      default: return 1;
+    }
+  };
+  const StaticOp* op = nullptr;
+  auto try_ws = [&](unsigned ws) -> bool {
+    Stall r = check(ws, op);
+    if (r == kIssued) {
+      issue_warp(ws, op);
+      sc.last = int(ws);
+      return true;
+    }
+    if (rank(r) > rank(worst)) worst = r;
+    return false;
+  };
+  bool done = false;
+  switch (policy_) {
+    case Policy::gto:
+      if (sc.last >= 0 && warps_[unsigned(sc.last)].w) done = try_ws(unsigned(sc.last));
+      for (size_t i = 0; !done && i < sc.order.size(); ++i)
+        if (int(sc.order[i]) != sc.last) done = try_ws(sc.order[i]);
+      break;
+    case Policy::lrr: {
+      size_t n = sc.order.size(), start = 0;
+      if (sc.last >= 0) {
+        auto it = std::find(sc.order.begin(), sc.order.end(), unsigned(sc.last));
+        if (it != sc.order.end()) start = size_t(it - sc.order.begin()) + 1;
+      }
+      for (size_t i = 0; !done && i < n; ++i) done = try_ws(sc.order[(start + i) % n]);
+      break;
+    }
+    case Policy::two_level: {
+      size_t n = sc.active.size(), start = 0;
+      if (sc.last >= 0) {
+        auto it = std::find(sc.active.begin(), sc.active.end(), unsigned(sc.last));
+        if (it != sc.active.end()) start = size_t(it - sc.active.begin()) + 1;
+      }
+      for (size_t i = 0; !done && i < n; ++i) done = try_ws(sc.active[(start + i) % n]);
+      // Demote active warps that finished or wait on memory or a barrier;
+      // the oldest pending warp takes the place.
+      for (size_t i = 0; i < sc.active.size() && !sc.pending.empty(); ++i) {
+        unsigned ws = sc.active[i];
+        const StaticOp* o2 = nullptr;
+        Stall r = check(ws, o2);
+        if (!warps_[ws].w->done && r != kMemory && r != kBarrier) continue;
+        sc.active[i] = sc.pending.front();
+        sc.pending.erase(sc.pending.begin());
+        sc.pending.push_back(ws);
+        if (check(sc.active[i], o2) == kIssued) busy_ = true;  // issuable next cycle
+      }
+      break;
+    }
+  }
+  return done ? unsigned(kIssued) : unsigned(worst);
+}
+
+void Core::issue() {
+  for (unsigned si = 0; si < nsched_; ++si) {
+    Scheduler& sc = sched_[si];
+    Stall r = sc.order.empty() ? kIdle : Stall(pick(sc, si));
+    ++st_.stall[r];
+    if (r == kIssued) busy_ = true;
+    else last_stall_ = r;
+  }
+}
+
+void Core::issue_warp(unsigned ws, const StaticOp* op) {
+  WarpSlot& s = warps_[ws];
+  func::Warp& w = *s.w;
+  func::Cta& cta = *s.cta;
+  Inst* in = alloc_inst();
+  func::InFlight& f = in->f;
+  ex_->fetch(cta, w, f);
+  if (!f.d || !op) {
+    free_inst(in);
+    ex_->read_operands(cta, w, f);  // throws: ran past the end of the function
+    return;
+  }
+  s.dirty = true;
+  if (trace_) trace_->push_back({now_, ws, f.pc});
+  in->op = op;
+  in->ws = ws;
+  in->seq = s.issue_seq++;
+  in->ready = 0;
+  in->ldst_started = false;
+  in->pending = 0;
+  in->left_unit = false;
+  ++s.inflight;
+  ++inflight_total_;
+  if (--s.ib == 0) fetch_scan_ = true;
+  ++st_.warp_insn;
+  st_.thread_insn += unsigned(__builtin_popcount(f.active));
+  ++st_.issued_cls[size_t(op->cls)];
+  ++act_.issued[size_t(op->cls)];
+  // Register banks to read and write (a 64-bit value is two registers);
+  // registers above the warp's allocation (deep .func frames) have no bank.
+  in->pbase = s.pbase;
+  in->sbase = w.frames.back().reg_base;
+  in->nread = in->nwrite = 0;
+  unsigned cap = regs_.capacity(ws);
+  uint8_t mark = op->mem ? 2 : 1;
+  for (uint16_t p : op->rd_phys)
+    if (in->pbase + p < cap && in->nread < sizeof in->read_group)
+      in->read_group[in->nread++] = uint8_t(regs_.group_of(ws, in->pbase + p));
+  for (uint16_t p : op->wr_phys) {
+    uint32_t q = in->pbase + p;
+    if (q >= s.sbp.size()) s.sbp.resize(q + 1, 0);
+    s.sbp[q] = mark;
+    if (q < cap && in->nwrite < sizeof in->write_group) in->write_group[in->nwrite++] = uint8_t(regs_.group_of(ws, q));
+  }
+  for (uint16_t v : op->wr_slot) {
+    uint32_t q = in->sbase + v;
+    if (q >= s.sbs.size()) s.sbs.resize(q + 1, 0);
+    s.sbs[q] = mark;
+  }
+  in->reads_left = in->nread >= 32 ? ~0u : (1u << in->nread) - 1;
+  if (op->control) {
+    s.control = true;
+    s.ib = 0;
+  } else {
+    ex_->commit(cta, w, f);  // pc advance only (see core.h)
+  }
+  int pool = pool_of(*op);
+  --oc_free_[pool];
+  for (auto& c : oc_[pool])
+    if (!c) {
+      c = in;
+      in->oc = int(&c - oc_[pool].data());
+      break;
+    }
+}
+
+// ---- operand collection: one read per bank group per cycle ----------------------
+
+void Core::operand_read() {
+  if (oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_) return;
+  std::fill(group_read_.begin(), group_read_.end(), 0);
+  unsigned span = rf_.span();
+  for (int k = 0; k < 3; ++k)
+    for (Inst* in : oc_[k]) {
+      if (!in || !in->reads_left) continue;
+      for (uint32_t m = in->reads_left; m; m &= m - 1) {
+        unsigned i = unsigned(__builtin_ctz(m));
+        unsigned g = in->read_group[i];
+        if (group_read_[g]) {
+          for (unsigned b = 0; b < span; ++b) ++st_.rf_conflicts[g * span + b];
+          ++st_.rf_conflict_reads;
+          ++act_.rf_bank_conflicts;
+          continue;
+        }
+        group_read_[g] = 1;
+        in->reads_left &= ~(1u << i);
+        for (unsigned b = 0; b < span; ++b) {
+          ++st_.rf_reads[g * span + b];
+          ++act_.rf_reads[g * span + b];
+        }
+      }
+      // Registers read twice by one instruction (same group) were counted as
+      // a conflict above: an instruction's reads of one bank serialise too.
+    }
+}
+
+// ---- dispatch: collected instructions go to their unit in program order per warp --
+
+void Core::dispatch() {
+  if (oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_) return;
+  for (int k = 0; k < 3; ++k)
+    for (auto& slot : oc_[k]) {
+      Inst* in = slot;
+      if (!in || in->reads_left) continue;
+      WarpSlot& s = warps_[in->ws];
+      if (in->seq != s.dispatch_seq) continue;
+      const StaticOp& op = *in->op;
+      FuState* fu = nullptr;
+      if (op.unit == Unit::mem) {
+        if (ldq_.size() >= ldst_q_) continue;
+      } else if (op.unit == Unit::dp) {
+        if (fu_dp_.next_free > now_) continue;
+        fu = &fu_dp_;
+      } else {
+        auto& pool = op.unit == Unit::sfu ? fu_sfu_ : fu_sp_;
+        for (auto& u : pool)
+          if (u.next_free <= now_) { fu = &u; break; }
+        if (!fu) continue;
+      }
+      ex_->read_operands(*s.cta, *s.w, in->f);
+      ex_->execute(*s.cta, *s.w, in->f);
+      ++s.dispatch_seq;
+      slot = nullptr;
+      ++oc_free_[k];
+      in->oc = -1;
+      busy_ = true;
+      if (fu) {
+        fu->next_free = now_ + op.ii;
+        in->ready = now_ + op.latency;
+        wb_.push_back(in);
+      } else {
+        ldq_.push_back(in);
+      }
+    }
+}
+
+// ---- writeback: one write per bank group per cycle, oldest result first --------
+
+void Core::writeback() {
+  if (wb_.empty()) return;
+  std::fill(group_write_.begin(), group_write_.end(), 0);
+  unsigned span = rf_.span();
+  // Oldest ready first (small list: sort by ready cycle, then age).
+  std::sort(wb_.begin(), wb_.end(), [](const Inst* a, const Inst* b) {
+    return a->ready != b->ready ? a->ready < b->ready : a->seq < b->seq;
+  });
+  size_t keep = 0;
+  for (size_t i = 0; i < wb_.size(); ++i) {
+    Inst* in = wb_[i];
+    bool ok = in->ready <= now_;
+    if (ok)
+      for (unsigned j = 0; j < in->nwrite; ++j)
+        if (group_write_[in->write_group[j]]) {
+          ok = false;
+          for (unsigned b = 0; b < span; ++b) ++st_.rf_write_conflicts[in->write_group[j] * span + b];
+          break;
+        }
+    if (!ok) {
+      wb_[keep++] = in;
+      continue;
+    }
+    for (unsigned j = 0; j < in->nwrite; ++j) {
+      unsigned g = in->write_group[j];
+      group_write_[g] = 1;
+      for (unsigned b = 0; b < span; ++b) {
+        ++st_.rf_writes[g * span + b];
+        ++act_.rf_writes[g * span + b];
+      }
+    }
+    complete(in);
+  }
+  wb_.resize(keep);
+}
+
+// Results into the RF, scoreboard release; control instructions commit.
+void Core::complete(Inst* in) {
+  WarpSlot& s = warps_[in->ws];
+  func::Warp& w = *s.w;
+  func::Cta& cta = *s.cta;
+  ex_->writeback(cta, w, in->f);
+  for (uint16_t p : in->op->wr_phys) s.sbp[in->pbase + p] = 0;
+  for (uint16_t v : in->op->wr_slot) s.sbs[in->sbase + v] = 0;
+  --s.inflight;
+  --inflight_total_;
+  busy_ = true;
+  s.dirty = true;
+  if (in->op->control) {
+    bool was_done = w.done;
+    ex_->commit(cta, w, in->f);
+    if (!was_done && w.done) --active_warps_;
+    s.control = false;
+    s.ib = 0;
+    fetch_scan_ = true;
+    for (unsigned id : cta.released) warps_[cta.warps[id].rf].dirty = true;
+    cta.released.clear();
+  }
+  unsigned cs = s.cta_slot;
+  free_inst(in);
+  if (w.done) cta_check(cs);
+}
+
+}  // namespace relgpu::sm

@@ -1,0 +1,99 @@
+// Configuration keys of the SM. Defaults are the GTX480 baseline of the
+// GR-Guard chapter (Table 6.1); values the papers do not give come from the
+// public GPGPU-Sim 3.x GTX480 configuration (marked "GPGPU-Sim GTX480") or
+// from the LoSCache chapter's Table 7.1 (marked "Table 7.1").
+#pragma once
+#include <string>
+
+#include "common/config.h"
+
+namespace relgpu::sm {
+
+using config::Key;
+
+// ---- occupancy -----------------------------------------------------------
+inline const Key<int64_t> kMaxThreads{"sm.max_threads", 1536, "threads",
+                                      "resident threads per SM (48 warps of 32)", 32, 4096};
+inline const Key<int64_t> kMaxCtas{"sm.max_ctas", 8, "CTAs", "resident CTAs per SM", 1, 64};
+inline const Key<int64_t> kSharedBytes{"sm.shared_bytes", 49152, "bytes", "shared memory per SM", 0, 1 << 20};
+
+// ---- front end -----------------------------------------------------------
+inline const Key<int64_t> kSchedulers{"sm.schedulers", 2, "schedulers",
+                                      "warp schedulers per SM; scheduler s owns warp slots w with w % n == s "
+                                      "(Fermi: odd/even warps)", 1, 8};
+inline const Key<std::string> kScheduler{"sm.scheduler", "gto", "",
+                                         "warp scheduling policy: loose round robin, greedy-then-oldest, or "
+                                         "two-level (active pool, LRR inside, demote on a long-latency wait)",
+                                         std::vector<std::string>{"lrr", "gto", "two_level"}};
+inline const Key<int64_t> kTwoLevelActive{"sm.two_level_active", 6, "warps",
+                                          "two_level: warps in each scheduler's active pool (GPGPU-Sim "
+                                          "two_level_active:6)", 1, 64};
+inline const Key<int64_t> kIbufferEntries{"sm.ibuffer_entries", 2, "instructions",
+                                          "instruction buffer entries per warp, refilled by one fetch "
+                                          "(GPGPU-Sim GTX480)", 1, 16};
+inline const Key<int64_t> kFetchLatency{"sm.fetch_latency", 1, "cycles",
+                                        "fetch to instruction-buffer latency (instruction cache always hits; "
+                                        "no I-cache model)", 1, 1000};
+
+// ---- operand collectors and register file ----------------------------------
+inline const Key<int64_t> kOcSp{"sm.oc_sp", 6, "collectors", "operand collectors for SP/DP instructions "
+                                "(GPGPU-Sim GTX480)", 1, 64};
+inline const Key<int64_t> kOcSfu{"sm.oc_sfu", 8, "collectors", "operand collectors for SFU instructions "
+                                 "(GPGPU-Sim GTX480)", 1, 64};
+inline const Key<int64_t> kOcMem{"sm.oc_mem", 2, "collectors", "operand collectors for LD/ST instructions "
+                                 "(GPGPU-Sim GTX480)", 1, 64};
+inline const Key<int64_t> kRfBanks{"rf.num_banks", 32, "banks", "register-file banks per SM (Table 6.1)", 1, 256};
+inline const Key<int64_t> kRfEntries{"rf.entries_per_bank", 256, "entries", "entries (rows) per bank (Table 6.1)",
+                                     1, 1 << 16};
+inline const Key<int64_t> kRfEntryBits{"rf.entry_bits", 128, "bits",
+                                       "bits per entry; a warp register (32 x 32 bit) spans 1024/entry_bits "
+                                       "consecutive banks (128: GR-Guard's 8-bank WRG; 1024: one bank)",
+                                       32, 1024};
+
+// ---- functional units ------------------------------------------------------
+inline const Key<int64_t> kSpUnits{"sm.sp_units", 2, "units", "SP pipelines (GPGPU-Sim GTX480)", 1, 8};
+inline const Key<int64_t> kSfuUnits{"sm.sfu_units", 1, "units", "SFU pipelines (GPGPU-Sim GTX480)", 1, 8};
+inline const Key<int64_t> kSpLatency{"sm.sp_latency", 4, "cycles",
+                                     "INT/FP32 ALU result latency (GPGPU-Sim GTX480 add/mul)", 1, 1000};
+inline const Key<int64_t> kSpIi{"sm.sp_ii", 1, "cycles", "SP initiation interval (GPGPU-Sim GTX480)", 1, 1000};
+inline const Key<int64_t> kMadLatency{"sm.mad_latency", 5, "cycles", "mad/fma latency (GPGPU-Sim GTX480)", 1, 1000};
+inline const Key<int64_t> kDivLatency{"sm.div_latency", 145, "cycles", "integer div/rem latency (GPGPU-Sim GTX480)",
+                                      1, 10000};
+inline const Key<int64_t> kDivIi{"sm.div_ii", 8, "cycles", "integer div/rem initiation interval (GPGPU-Sim GTX480)",
+                                 1, 10000};
+inline const Key<int64_t> kFdivLatency{"sm.fdiv_latency", 39, "cycles", "FP32 div latency (GPGPU-Sim GTX480)", 1,
+                                       10000};
+inline const Key<int64_t> kFdivIi{"sm.fdiv_ii", 4, "cycles", "FP32 div initiation interval (GPGPU-Sim GTX480)", 1,
+                                  10000};
+inline const Key<int64_t> kDpLatency{"sm.dp_latency", 8, "cycles", "FP64 latency (GPGPU-Sim GTX480)", 1, 10000};
+inline const Key<int64_t> kDpIi{"sm.dp_ii", 8, "cycles", "FP64 initiation interval (GPGPU-Sim GTX480)", 1, 10000};
+inline const Key<int64_t> kSfuLatency{"sm.sfu_latency", 20, "cycles",
+                                      "SFU latency (sin/cos/ex2/lg2/rsqrt/approx rcp,sqrt); not in the papers or "
+                                      "the GTX480 config: our choice", 1, 10000};
+inline const Key<int64_t> kSfuIi{"sm.sfu_ii", 8, "cycles",
+                                 "SFU initiation interval: a Fermi SM has 4 SFU lanes, so a 32-thread warp "
+                                 "takes 8 cycles", 1, 10000};
+
+// ---- LD/ST unit, shared memory, L1D -----------------------------------------
+inline const Key<int64_t> kSmemBanks{"smem.banks", 32, "banks", "shared-memory banks, 4 bytes wide (Table 7.1)", 1,
+                                     64};
+inline const Key<int64_t> kSmemLatency{"smem.latency", 3, "cycles", "shared-memory access latency (Table 7.1)", 1,
+                                       1000};
+inline const Key<int64_t> kL1Sets{"l1d.sets", 32, "sets", "L1D sets (16 KB = 32 sets x 4 ways x 128 B)", 1, 1 << 16};
+inline const Key<int64_t> kL1Ways{"l1d.ways", 4, "ways", "L1D associativity (Table 6.1)", 1, 64};
+inline const Key<int64_t> kL1Mshrs{"l1d.mshrs", 32, "entries", "L1D miss-status holding registers (Table 7.1)", 1,
+                                   1024};
+inline const Key<int64_t> kL1MshrMerge{"l1d.mshr_merge", 8, "requests",
+                                       "accesses one MSHR can merge (GPGPU-Sim GTX480 dl1 A:32:8)", 1, 1024};
+inline const Key<int64_t> kL1HitLatency{"l1d.hit_latency", 1, "cycles", "L1D hit latency (Table 7.1)", 1, 1000};
+inline const Key<int64_t> kConstLatency{"sm.const_latency", 8, "cycles",
+                                        "ld.const / ld.param latency: constant cache assumed to hit; one "
+                                        "distinct address per cycle (our choice)", 1, 1000};
+inline const Key<int64_t> kMissQueue{"sm.miss_queue", 8, "requests",
+                                     "line requests waiting for the interconnect before the LD/ST unit stalls "
+                                     "(GPGPU-Sim GTX480 dl1 miss queue 8)", 1, 1024};
+inline const Key<int64_t> kLdstQueue{"sm.ldst_queue", 4, "instructions",
+                                     "memory instructions waiting for the LD/ST unit after operand collection", 1,
+                                     64};
+
+}  // namespace relgpu::sm

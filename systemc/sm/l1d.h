@@ -1,0 +1,59 @@
+// L1 data cache of one SM: sets x ways of 128-B lines that hold their data,
+// LRU replacement, and MSHRs that merge misses to the same line.
+//
+// Policies (GR-Guard / LoSCache chapters, GPGPU-Sim Fermi L1D):
+// - loads allocate on fill (the line is installed when the response arrives);
+// - stores are write-evict (a hit invalidates the line) and no-write-allocate;
+// - a store to a line with a miss outstanding marks that MSHR stale: its fill
+//   is not installed and later loads do not merge into it (they would read
+//   the value from before the store);
+// - .cg / volatile loads and atomics bypass L1 (the core sends them without
+//   an MSHR); the cache is invalidated at kernel start.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "mem/request.h"
+
+namespace relgpu::sm {
+
+struct Inst;  // an in-flight warp instruction (core.h)
+
+class L1D {
+ public:
+  L1D(unsigned sets, unsigned ways, unsigned mshrs, unsigned merge);
+
+  void invalidate_all();
+  // The line's data on a hit (and marks it most recently used), else nullptr.
+  const uint8_t* probe(uint64_t line);
+  void evict(uint64_t line);                          // write-evict
+  void fill(uint64_t line, const uint8_t* data);      // install, evicting the LRU way
+
+  // ---- MSHRs ----
+  struct Mshr {
+    uint64_t line = 0;
+    bool busy = false, stale = false;
+    std::vector<Inst*> waiters;
+  };
+  // An MSHR a load of `line` can merge into, or -1.
+  int mergeable(uint64_t line) const;
+  int allocate(uint64_t line);                        // -1 if all are busy
+  Mshr& mshr(int i) { return mshrs_[size_t(i)]; }
+  void release(int i);
+  void store_seen(uint64_t line);                     // marks outstanding misses to line stale
+  unsigned mshrs_busy() const { return busy_; }
+  unsigned sets() const { return sets_; }
+  unsigned ways() const { return ways_; }
+
+ private:
+  struct Line { uint64_t tag = 0; uint64_t lru = 0; bool valid = false; };
+  Line* find(uint64_t line);
+  unsigned sets_, ways_, merge_;
+  uint64_t tick_ = 0;
+  std::vector<Line> lines_;
+  std::vector<uint8_t> data_;     // sets * ways * kLineBytes
+  std::vector<Mshr> mshrs_;
+  unsigned busy_ = 0;
+};
+
+}  // namespace relgpu::sm

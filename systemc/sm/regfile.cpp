@@ -1,0 +1,160 @@
+#include "sm/regfile.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "func/exec.h"
+
+namespace relgpu::sm {
+
+using func::kWarpSize;
+
+RegisterFile::RegisterFile(unsigned banks, unsigned entries, unsigned entry_bits)
+    : banks_(banks), entries_(entries), entry_bits_(entry_bits) {
+  if (entry_bits == 0 || 1024 % entry_bits != 0 || entry_bits % 32 != 0)
+    throw std::invalid_argument("rf.entry_bits must divide 1024 and be a multiple of 32, got " +
+                                std::to_string(entry_bits));
+  span_ = 1024 / entry_bits;
+  if (banks % span_ != 0)
+    throw std::invalid_argument("rf.num_banks (" + std::to_string(banks) + ") must be a multiple of the " +
+                                std::to_string(span_) + " banks a warp register spans with rf.entry_bits=" +
+                                std::to_string(entry_bits));
+  groups_ = banks / span_;
+  data_.assign(size_t(groups_) * entries_ * 32, 0);
+}
+
+uint32_t* RegisterFile::entry(unsigned bank, unsigned row) {
+  if (bank >= banks_ || row >= entries_)
+    throw std::out_of_range("register-file entry (" + std::to_string(bank) + ", " + std::to_string(row) +
+                            ") outside " + std::to_string(banks_) + " banks x " + std::to_string(entries_));
+  return wreg(bank / span_, row) + first_lane(bank);
+}
+
+void RegisterFile::flip_bit(unsigned bank, unsigned row, unsigned bit) {
+  if (bit >= entry_bits_) throw std::out_of_range("bit " + std::to_string(bit) + " outside the entry");
+  entry(bank, row)[bit / 32] ^= 1u << (bit % 32);
+}
+
+SmRegs::SmRegs(RegisterFile& rf, unsigned max_warps) : rf_(rf), slots_(max_warps) {}
+
+const std::vector<SmRegs::Map>& SmRegs::map_of(const ptx::Function* fn) {
+  auto it = maps_.find(fn);
+  if (it != maps_.end()) return it->second;
+  std::vector<Map> m(fn->regs.size());
+  for (size_t r = 0; r < fn->regs.size(); ++r) {
+    unsigned bits = ptx::type_bits(fn->regs[r].type);
+    if (fn->regs[r].type == ptx::Type::pred) {
+      m[r].where = Where::pred;
+    } else if (r < fn->phys_reg.size() && fn->phys_reg[r] >= 0) {
+      m[r].where = Where::rf;
+      m[r].phys = fn->phys_reg[r];
+      m[r].width = bits > 32 ? 2 : 1;  // values are at most 64 bits in the executor
+    }
+  }
+  return maps_.emplace(fn, std::move(m)).first->second;
+}
+
+void SmRegs::bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned rows) {
+  Slot& s = slots_[ws];
+  s.warp = w;
+  s.row_base = row_base;
+  s.rows = rows;
+  for (unsigned g = 0; g < rf_.groups(); ++g)
+    for (unsigned r = 0; r < rows; ++r) std::memset(rf_.wreg(g, row_base + r), 0, 32 * sizeof(uint32_t));
+  std::fill(s.pred.begin(), s.pred.end(), 0);
+  std::fill(s.overflow.begin(), s.overflow.end(), 0);
+}
+
+void SmRegs::reserve(unsigned warp, unsigned nslots) {
+  Slot& s = slots_.at(warp);
+  if (s.pred.size() < nslots) s.pred.resize(nslots, 0);
+  if (!s.overflow.empty() && s.overflow.size() < size_t(nslots) * kWarpSize)
+    s.overflow.resize(size_t(nslots) * kWarpSize, 0);
+}
+
+uint64_t* SmRegs::overflow_at(unsigned ws, unsigned slot) {
+  Slot& s = slots_[ws];
+  size_t need = (std::max<size_t>(slot + 1, s.pred.size())) * kWarpSize;
+  if (s.overflow.size() < need) s.overflow.resize(need, 0);
+  return s.overflow.data() + size_t(slot) * kWarpSize;
+}
+
+const SmRegs::Map& SmRegs::locate(unsigned ws, unsigned slot, unsigned& base) {
+  static const Map kNone{};
+  const func::Warp* w = slots_[ws].warp;
+  base = 0;
+  if (!w || w->frames.size() <= 1) return slot < kmap_->size() ? (*kmap_)[slot] : kNone;
+  unsigned pb = 0;
+  for (const func::Frame& fr : w->frames) {
+    const ptx::Function* fn = fr.code->fn;
+    if (slot >= fr.reg_base && slot < fr.reg_base + fn->regs.size()) {
+      base = pb;
+      return map_of(fn)[slot - fr.reg_base];
+    }
+    pb += fn->regs_per_thread;
+  }
+  return kNone;
+}
+
+bool SmRegs::phys(unsigned ws, unsigned slot, unsigned& p, unsigned& width) {
+  unsigned base;
+  const Map& m = locate(ws, slot, base);
+  if (m.where != Where::rf) return false;
+  p = base + unsigned(m.phys);
+  width = m.width;
+  return p + width <= capacity(ws);
+}
+
+void SmRegs::read(unsigned warp, unsigned slot, uint64_t out[kWarpSize]) {
+  unsigned base;
+  const Map& m = locate(warp, slot, base);
+  if (m.where == Where::pred) {
+    uint32_t v = slot < slots_[warp].pred.size() ? slots_[warp].pred[slot] : 0;
+    for (unsigned l = 0; l < kWarpSize; ++l) out[l] = v >> l & 1;
+    return;
+  }
+  unsigned p = base + unsigned(m.phys);
+  if (m.where == Where::rf && p + m.width <= capacity(warp)) {
+    const uint32_t* lo = rf_.wreg(group_of(warp, p), row_of(warp, p));
+    if (m.width == 1) {
+      for (unsigned l = 0; l < kWarpSize; ++l) out[l] = lo[l];
+    } else {
+      const uint32_t* hi = rf_.wreg(group_of(warp, p + 1), row_of(warp, p + 1));
+      for (unsigned l = 0; l < kWarpSize; ++l) out[l] = uint64_t(lo[l]) | uint64_t(hi[l]) << 32;
+    }
+    return;
+  }
+  const uint64_t* o = overflow_at(warp, slot);
+  for (unsigned l = 0; l < kWarpSize; ++l) out[l] = o[l];
+}
+
+void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t in[kWarpSize]) {
+  unsigned base;
+  const Map& m = locate(warp, slot, base);
+  if (m.where == Where::pred) {
+    Slot& s = slots_[warp];
+    if (slot >= s.pred.size()) s.pred.resize(slot + 1, 0);
+    uint32_t v = 0;
+    for (unsigned l = 0; l < kWarpSize; ++l) v |= uint32_t(in[l] & 1) << l;
+    s.pred[slot] = (s.pred[slot] & ~mask) | (v & mask);
+    return;
+  }
+  unsigned p = base + unsigned(m.phys);
+  if (m.where == Where::rf && p + m.width <= capacity(warp)) {
+    uint32_t* lo = rf_.wreg(group_of(warp, p), row_of(warp, p));
+    uint32_t* hi = m.width == 2 ? rf_.wreg(group_of(warp, p + 1), row_of(warp, p + 1)) : nullptr;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+      unsigned l = unsigned(__builtin_ctz(mm));
+      lo[l] = uint32_t(in[l]);
+      if (hi) hi[l] = uint32_t(in[l] >> 32);
+    }
+    return;
+  }
+  uint64_t* o = overflow_at(warp, slot);
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    if (mask >> l & 1) o[l] = in[l];
+}
+
+}  // namespace relgpu::sm

@@ -1,0 +1,109 @@
+// The SM's banked register file, holding the register values.
+//
+// Organisation (GR-Guard §4, PV/NBTI paper §2): `banks` banks x `entries`
+// rows of `entry_bits` bits. A warp register (32 lanes x 32 bits) spans
+// span = 1024 / entry_bits consecutive banks at the same row: 8 banks of
+// 128-bit entries (GR-Guard's WRG) or 1 bank of 1024 bits. The banks form
+// groups = banks / span bank groups; lane l of a warp register lives in bank
+// group*span + l / (entry_bits/32), word l % (entry_bits/32) of that entry.
+//
+// Mapping (Eq. 5.1 / Eq. 3 at bank-group granularity): physical register p
+// (Function::phys_reg, 32-bit registers; 64-bit values take p and p+1) of
+// the warp in hardware warp slot ws lives at
+//   group = (ws + p) % groups,  row = row_base(ws) + p / groups,
+// where each warp slot gets ceil(regs_per_thread / groups) consecutive rows.
+// With 1024-bit entries this is exactly bank = (warp_id + reg_id) % banks.
+//
+// What is not in the banks (our choices, the papers are silent):
+// - predicates live in a separate per-warp predicate file (the allocator
+//   gives them no physical register);
+// - registers of .func frames above the kernel's allocation, and registers
+//   the allocator left unassigned, go to a per-warp overflow store (the
+//   hardware would spill them to local memory).
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "func/warp.h"
+#include "ptx/ir.h"
+
+namespace relgpu::sm {
+
+class RegisterFile {
+ public:
+  RegisterFile(unsigned banks, unsigned entries, unsigned entry_bits);
+
+  unsigned banks() const { return banks_; }
+  unsigned entries() const { return entries_; }
+  unsigned entry_bits() const { return entry_bits_; }
+  unsigned span() const { return span_; }          // banks per warp register
+  unsigned groups() const { return groups_; }      // banks / span
+  unsigned words_per_entry() const { return entry_bits_ / 32; }
+
+  // ---- fault API: physical entries by (bank, row) ----
+  // The entry's words (entry_bits / 32 of them, lane order). Writing through
+  // this pointer changes what later instructions read.
+  uint32_t* entry(unsigned bank, unsigned row);
+  void flip_bit(unsigned bank, unsigned row, unsigned bit);  // bit in [0, entry_bits)
+  // Which warp-register lanes an entry of `bank` holds: lanes [first, first + words).
+  unsigned first_lane(unsigned bank) const { return (bank % span_) * words_per_entry(); }
+
+  // The 32 lanes of the warp register at (group, row), contiguous.
+  uint32_t* wreg(unsigned group, unsigned row) { return data_.data() + (size_t(group) * entries_ + row) * 32; }
+
+ private:
+  unsigned banks_, entries_, entry_bits_, span_, groups_;
+  std::vector<uint32_t> data_;
+};
+
+// func::RegStorage over the RegisterFile: the executor's operand reads and
+// writebacks land in the physical entries picked by the mapping above.
+class SmRegs final : public func::RegStorage {
+ public:
+  SmRegs(RegisterFile& rf, unsigned max_warps);
+
+  // A warp slot becomes live: its func::Warp (for the frame stack), first
+  // row, and the register count of the kernel (per thread). Zeroes its
+  // registers (functional mode's registers start at 0 too).
+  void bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned rows);
+  void unbind(unsigned ws) { slots_[ws].warp = nullptr; }
+  void set_kernel(const ptx::Function* k) { kernel_ = k; kmap_ = &map_of(k); }
+
+  // Where physical register p of warp slot ws lives.
+  unsigned group_of(unsigned ws, unsigned p) const { return (ws + p) % rf_.groups(); }
+  unsigned row_of(unsigned ws, unsigned p) const { return slots_[ws].row_base + p / rf_.groups(); }
+  // Physical 32-bit registers the warp slot owns in the banks.
+  unsigned capacity(unsigned ws) const { return slots_[ws].rows * rf_.groups(); }
+
+  // First physical register of frame-relative register slot `slot` of warp
+  // ws, and its width in 32-bit registers; false if it is not in the banks
+  // (predicate or overflow).
+  bool phys(unsigned ws, unsigned slot, unsigned& p, unsigned& width);
+
+  void reserve(unsigned warp, unsigned nslots) override;
+  void read(unsigned warp, unsigned slot, uint64_t out[func::kWarpSize]) override;
+  void write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t in[func::kWarpSize]) override;
+
+ private:
+  enum class Where : uint8_t { rf, pred, overflow };
+  struct Map { int32_t phys = -1; uint8_t width = 1; Where where = Where::overflow; };
+  struct Slot {
+    const func::Warp* warp = nullptr;
+    unsigned row_base = 0, rows = 0;
+    std::vector<uint32_t> pred;       // per register slot: lane mask
+    std::vector<uint64_t> overflow;   // per register slot: 32 lanes (allocated on first use)
+  };
+  const std::vector<Map>& map_of(const ptx::Function* fn);
+  // Resolves slot to its function's map entry and the frame's physical base.
+  const Map& locate(unsigned ws, unsigned slot, unsigned& base);
+  uint64_t* overflow_at(unsigned ws, unsigned slot);
+
+  RegisterFile& rf_;
+  std::vector<Slot> slots_;
+  const ptx::Function* kernel_ = nullptr;
+  const std::vector<Map>* kmap_ = nullptr;
+  std::unordered_map<const ptx::Function*, std::vector<Map>> maps_;
+};
+
+}  // namespace relgpu::sm

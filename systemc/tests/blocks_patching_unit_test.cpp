@@ -1,0 +1,72 @@
+// PatchingUnitModel alone: parameters from config, and the patch life cycle
+// at a small size (the RTL lockstep covers the paper size).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "blocks/patching_unit/patching_unit.h"
+#include "common/error.h"
+
+using namespace relgpu;
+using namespace relgpu::blocks;
+
+namespace {
+std::string src(const std::string& rel) {
+  const char* d = std::getenv("RELGPU_SOURCE_DIR");
+  return std::string(d ? d : ".") + "/" + rel;
+}
+PatchingUnitParams small() { return PatchingUnitParams{8, 16, 4, 4}; }
+}  // namespace
+
+TEST(PatchingUnitModel, ParamsFromConfigFiles) {
+  config::Config cfg;
+  cfg.load_file(src("configs/blocks/patching_unit.json"));
+  auto p = PatchingUnitParams::from(cfg);
+  EXPECT_EQ(p.num_wrg(), 1024u);
+  EXPECT_EQ(p.tgt_w(), 10u);
+  config::Config s;
+  s.load_file(src("configs/blocks/patching_unit.small.json"));
+  EXPECT_EQ(PatchingUnitParams::from(s).num_wrg(), 32u);
+  cfg.set("blocks.patching_unit.rows=100");
+  EXPECT_THROW(PatchingUnitParams::from(cfg), InputError);
+  cfg.set("blocks.patching_unit.rows=256");
+  cfg.set("blocks.patching_unit.group_banks=32");  // one group only
+  EXPECT_THROW(PatchingUnitParams::from(cfg), InputError);
+}
+
+// Write of a faulty WRG -> same-group patch; read redirects; death releases
+// and the patch WRG becomes a candidate again.
+TEST(PatchingUnitModel, PatchLifeCycle) {
+  auto p = small();
+  PatchingUnitModel m(p);
+  PatchingUnitIn fm;
+  fm.fm_we_i = true;
+  fm.fm_wrg_i = 2;
+  fm.fm_data_i = 0b0100;
+  m.cycle(fm);
+  PatchingUnitIn ks;
+  ks.kernel_start_i = true;
+  m.cycle(ks);
+  PatchingUnitIn wr;
+  wr.wr_valid_i = 1;
+  wr.wr_row_i = 2;
+  auto o = m.cycle(wr);
+  EXPECT_EQ(o.wr_kind_o & 3, uint64_t(PatchingUnitModel::kSame));
+  EXPECT_EQ(o.wr_mask_o & 0xF, 0b0100u);
+  EXPECT_EQ(o.wr_tgt_o & 0x1F, 0u);
+  EXPECT_TRUE(m.patch(0));
+  EXPECT_FALSE(m.dead(2));
+  PatchingUnitIn rd;
+  rd.rd_valid_i = 1;
+  rd.rd_row_i = 2;
+  o = m.cycle(rd);
+  EXPECT_EQ(o.rd_kind_o & 3, uint64_t(PatchingUnitModel::kSame));
+  rd.rd_dead_i = 1;
+  m.cycle(rd);
+  EXPECT_TRUE(m.dead(2));
+  EXPECT_FALSE(m.patch(0));
+  EXPECT_FALSE(m.index_valid(2));
+  o = m.cycle(wr);  // same choice again
+  EXPECT_EQ(o.wr_tgt_o & 0x1F, 0u);
+  EXPECT_EQ(m.stats().release_death, 1u);
+}

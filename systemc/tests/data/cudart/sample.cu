@@ -1,0 +1,9 @@
+// Source of the sample fatbinaries next to it (cudart_fatbin_test.cpp):
+//   nvcc -fatbin -gencode arch=compute_75,code=compute_75 [--compress-mode=M] sample.cu -o sample.M.fatbin
+//   nvcc -fatbin -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=compute_80 sample.cu -o sample.multi.fatbin
+//   nvcc -fatbin -gencode arch=compute_75,code=sm_75 sample.cu -o sample.sass.fatbin
+__constant__ float scale;
+__global__ void relgpu_sample(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= scale;
+}

@@ -1,0 +1,125 @@
+// The banked register file: geometry, the (warp + reg) % banks mapping,
+// values stored in the physical entries, and the fault API.
+#include <gtest/gtest.h>
+
+#include "func/exec.h"
+#include "ptx/analysis.h"
+#include "ptx/parser.h"
+#include "sm/regfile.h"
+
+namespace relgpu::sm {
+namespace {
+
+TEST(SmRegfile, Geometry) {
+  RegisterFile gr(32, 256, 128);  // GR-Guard: 8-bank warp registers, 4 bank groups
+  EXPECT_EQ(gr.span(), 8u);
+  EXPECT_EQ(gr.groups(), 4u);
+  EXPECT_EQ(gr.words_per_entry(), 4u);
+  EXPECT_EQ(gr.first_lane(13), 20u);  // bank 13 = group 1, 6th bank: lanes 20..23
+  RegisterFile pv(16, 64, 1024);  // PV/NBTI: one bank per warp register
+  EXPECT_EQ(pv.span(), 1u);
+  EXPECT_EQ(pv.groups(), 16u);
+  EXPECT_THROW(RegisterFile(12, 256, 128), std::invalid_argument);  // 12 banks cannot hold 8-bank registers
+  EXPECT_THROW(RegisterFile(32, 256, 96), std::invalid_argument);
+  EXPECT_THROW(gr.entry(32, 0), std::out_of_range);
+}
+
+// A kernel with a 32-bit, a 64-bit and a predicate register.
+struct Kernel {
+  std::unique_ptr<ptx::Module> mod;
+  const ptx::Function* fn = nullptr;
+  Kernel() {
+    mod = ptx::parse(R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k() {
+  .reg .pred %p<2>; .reg .b32 %r<3>; .reg .b64 %rd<2>;
+  mov.u32 %r1, 1;
+  mov.u32 %r2, 2;
+  mov.u64 %rd1, 3;
+  setp.eq.u32 %p1, %r1, %r2;
+  @%p1 add.u32 %r1, %r1, %r2;
+  cvt.u32.u64 %r2, %rd1;
+  add.u32 %r1, %r1, %r2;
+  ret;
+})", "t.ptx");
+    ptx::analyse(*mod);
+    fn = mod->find("k");
+  }
+  int32_t reg(const std::string& n) const {
+    for (size_t i = 0; i < fn->regs.size(); ++i)
+      if (fn->regs[i].name == n) return int32_t(i);
+    return -1;
+  }
+};
+
+TEST(SmRegfile, MappingAndStorage) {
+  Kernel k;
+  RegisterFile rf(16, 64, 1024);
+  SmRegs regs(rf, 8);
+  regs.set_kernel(k.fn);
+  func::Warp w;
+  w.frames.resize(1);
+  regs.reserve(5, unsigned(k.fn->regs.size()));
+  regs.bind(5, &w, 2, 1);  // warp slot 5, row 2
+  // bank = (warp + reg) % banks, row = base + reg / banks
+  for (unsigned p = 0; p < 16; ++p) {
+    EXPECT_EQ(regs.group_of(5, p), (5 + p) % 16);
+    EXPECT_EQ(regs.row_of(5, p), 2u);
+  }
+  int32_t r1 = k.reg("%r1"), rd1 = k.reg("%rd1"), p1 = k.reg("%p1");
+  unsigned p, width;
+  ASSERT_TRUE(regs.phys(5, unsigned(r1), p, width));
+  EXPECT_EQ(width, 1u);
+  EXPECT_EQ(p, unsigned(k.fn->phys_reg[size_t(r1)]));
+  ASSERT_TRUE(regs.phys(5, unsigned(rd1), p, width));
+  EXPECT_EQ(width, 2u);
+  EXPECT_FALSE(regs.phys(5, unsigned(p1), p, width));  // predicates are not in the banks
+
+  uint64_t in[32], out[32];
+  for (unsigned l = 0; l < 32; ++l) in[l] = 0x1234'5678'9abc'def0ull + l;
+  regs.write(5, unsigned(rd1), 0xffffffffu, in);
+  regs.read(5, unsigned(rd1), out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], in[l]);
+  // The low word of lane 3 sits in entry (bank of phys p, row 2), word 3.
+  regs.phys(5, unsigned(rd1), p, width);
+  EXPECT_EQ(rf.entry(regs.group_of(5, p), 2)[3], uint32_t(in[3]));
+  EXPECT_EQ(rf.entry(regs.group_of(5, p + 1), 2)[3], uint32_t(in[3] >> 32));
+  rf.flip_bit(regs.group_of(5, p + 1), 2, 3 * 32 + 31);
+  regs.read(5, unsigned(rd1), out);
+  EXPECT_EQ(out[3], in[3] ^ (uint64_t(1) << 63));
+  // Masked writes keep the other lanes; predicates keep one bit per lane.
+  for (unsigned l = 0; l < 32; ++l) in[l] = l & 1;
+  regs.write(5, unsigned(p1), 0x0000ffffu, in);
+  regs.read(5, unsigned(p1), out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], l < 16 ? (l & 1) : 0u) << l;
+  // Binding the slot again starts from zero, as functional mode does.
+  regs.bind(5, &w, 2, 1);
+  regs.read(5, unsigned(rd1), out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 0u);
+}
+
+TEST(SmRegfile, WarpRegisterSpansEightBanks) {
+  Kernel k;
+  RegisterFile rf(32, 256, 128);
+  SmRegs regs(rf, 48);
+  regs.set_kernel(k.fn);
+  func::Warp w;
+  w.frames.resize(1);
+  regs.reserve(1, unsigned(k.fn->regs.size()));
+  regs.bind(1, &w, 10, 1);
+  int32_t r2 = k.reg("%r2");
+  unsigned p, width;
+  ASSERT_TRUE(regs.phys(1, unsigned(r2), p, width));
+  uint64_t in[32];
+  for (unsigned l = 0; l < 32; ++l) in[l] = 100 + l;
+  regs.write(1, unsigned(r2), 0xffffffffu, in);
+  unsigned g = regs.group_of(1, p);
+  EXPECT_EQ(g, (1 + p) % 4);
+  for (unsigned b = 0; b < 8; ++b)
+    for (unsigned k2 = 0; k2 < 4; ++k2) EXPECT_EQ(rf.entry(g * 8 + b, 10)[k2], 100 + b * 4 + k2);
+}
+
+}  // namespace
+}  // namespace relgpu::sm
