@@ -29,8 +29,9 @@
 //  - History resets to 0. Weights, thresholds and a 2-bit throttle mask are
 //    CSRs: address 0..5 W_int W_fp W_sfu W_ldst W_rf_rd W_rf_wr, 6..8 T2..T4,
 //    9 mask (bit0 dispatch, bit1 RF); other addresses and T_k with
-//    k > HistDepth are ignored. Reset values are parameters (untrained
-//    placeholders; the thesis gives no values).
+//    k > HistDepth are ignored. Reset values are parameters; the thesis
+//    gives no trained values, so the defaults are our own round numbers and
+//    software programs fitted ones through the CSRs.
 // RELGPU_MUTANT (test only): T2 compares with >= instead of >.
 module droop_predictor #(
   parameter int CntWidth    = 2,

@@ -21,8 +21,8 @@
 //    Map: 0..5 W_int W_fp W_sfu W_ldst W_rf_rd W_rf_wr (low WeightWidth bits),
 //    6..8 T2 T3 T4 (PowerWidth bits), 9 mask (bit0 dispatch, bit1 RF).
 //    Other addresses and T_k with k > HistDepth are ignored.
-//  - Default weights/thresholds are untrained placeholders (the thesis gives
-//    none); the SM programs trained values at start-up.
+//  - The thesis gives no trained weights/thresholds; the defaults are our
+//    own round numbers, and the SM programs fitted values at start-up.
 #pragma once
 #include <array>
 #include <cstdint>
