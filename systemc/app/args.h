@@ -1,6 +1,7 @@
 // A small command-line reader: subcommands with long options, each option
 // named in errors, `--help` everywhere.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,22 @@ class Args {
     val = arg.substr(eq + 1);
     return true;
   }
+  // Reads the next argument as an option and returns its name: "--size" for
+  // both `--size x` and `--size=x`; optval() then gives the value. An
+  // argument that is not an option comes back as it is (see arg()).
+  std::string next_opt() {
+    arg_ = next();
+    inline_.reset();
+    std::string o, v;
+    if (split(arg_, o, v)) {
+      inline_ = v;
+      return o;
+    }
+    return arg_;
+  }
+  std::string optval(const std::string& opt) { return inline_ ? *inline_ : value(opt); }
+  bool opt_inline() const { return inline_.has_value(); }
+  const std::string& arg() const { return arg_; }
   [[noreturn]] void unknown(const std::string& arg) const {
     throw InputError(cmd_ + ": unknown option '" + arg + "' (see `relgpu " + cmd_ + " --help`)");
   }
@@ -35,6 +52,8 @@ class Args {
   std::vector<std::string> a_;
   std::string cmd_;
   size_t i_ = 0;
+  std::string arg_;                    // the argument next_opt() read
+  std::optional<std::string> inline_;  // its `=value`, if any
 };
 
 uint64_t parse_u64(const std::string& s, const std::string& what);

@@ -83,15 +83,13 @@ int cmd_exec(Args& a) {
   bool quiet = false;
   std::vector<std::string> prog;
   while (!a.done()) {
-    std::string arg = a.next(), opt, val;
+    std::string opt = a.next_opt(), arg = a.arg();
     if (arg == "--") break;
     if (arg.empty() || arg[0] != '-') {
       prog.push_back(arg);
       break;
     }
-    bool inline_val = Args::split(arg, opt, val);
-    if (!inline_val) opt = arg;
-    auto v = [&] { return inline_val ? val : a.value(opt); };
+    auto v = [&] { return a.optval(opt); };
     if (opt == "-h" || opt == "--help") {
       std::cout << kExecHelp;
       return 0;

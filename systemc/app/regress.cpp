@@ -73,10 +73,8 @@ int cmd_regress(Args& a) {
   std::optional<unsigned> jobs;
   std::optional<double> timeout;
   while (!a.done()) {
-    std::string arg = a.next(), opt, val;
-    bool inline_val = Args::split(arg, opt, val);
-    if (!inline_val) opt = arg;
-    auto v = [&] { return inline_val ? val : a.value(opt); };
+    std::string opt = a.next_opt(), arg = a.arg();
+    auto v = [&] { return a.optval(opt); };
     if (opt == "-h" || opt == "--help") {
       std::cout << kRegressHelp;
       return 0;
@@ -84,7 +82,7 @@ int cmd_regress(Args& a) {
       uint64_t n = parse_u64(v(), opt);
       if (n == 0 || n > 1024) throw InputError("regress: " + opt + " must be between 1 and 1024");
       jobs = unsigned(n);
-    } else if (opt.rfind("-j", 0) == 0 && opt.size() > 2 && !inline_val) {
+    } else if (opt.rfind("-j", 0) == 0 && opt.size() > 2 && !a.opt_inline()) {
       uint64_t n = parse_u64(opt.substr(2), "-j");
       if (n == 0 || n > 1024) throw InputError("regress: -j must be between 1 and 1024");
       jobs = unsigned(n);

@@ -38,10 +38,8 @@ int cmd_run(Args& a) {
   uint64_t seed = 1;
   bool quiet = false;
   while (!a.done()) {
-    std::string arg = a.next(), opt, val;
-    bool inline_val = Args::split(arg, opt, val);
-    if (!inline_val) opt = arg;
-    auto v = [&] { return inline_val ? val : a.value(opt); };
+    std::string opt = a.next_opt(), arg = a.arg();
+    auto v = [&] { return a.optval(opt); };
     if (opt == "-h" || opt == "--help") {
       std::cout << kRunHelp;
       return 0;

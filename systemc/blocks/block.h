@@ -49,6 +49,8 @@ inline void set_wide_bit(Wide& w, unsigned i, bool v) {
 // Low `bits` bits set; bits may be 0..64.
 constexpr uint64_t mask(unsigned bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
 
+constexpr bool pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
 // Smallest w with 2^w >= n (w >= 1), as Verilog's $clog2 with a floor of 1.
 constexpr unsigned clog2(uint64_t n) {
   unsigned w = 0;

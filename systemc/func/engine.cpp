@@ -4,16 +4,9 @@
 
 namespace relgpu::func {
 
-FuncEngine::FuncEngine(const config::Config& cfg, GlobalMemory& mem, std::ostream* out)
-    : mem_(mem),
-      out_(out),
-      max_warp_insn_(uint64_t(cfg.get(kMaxWarpInsn))),
-      stack_bytes_(uint64_t(cfg.get(kStackBytes))),
-      quantum_(uint64_t(cfg.get(kQuantum))) {}
-
-void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid,
-                        runtime::Dim3 block, uint64_t dyn_shmem, const std::vector<uint8_t>& params,
-                        runtime::LaunchRecord& rec) {
+LaunchCtx launch_ctx(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid, runtime::Dim3 block,
+                     uint64_t dyn_shmem, const std::vector<uint8_t>& params, GlobalMemory& mem, std::ostream* out,
+                     uint64_t gridid, const config::Config& cfg) {
   LaunchCtx ctx;
   ctx.mod = &mod;
   ctx.kernel = &kernel;
@@ -21,11 +14,21 @@ void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, run
   ctx.block = {block.x, block.y, block.z};
   ctx.dyn_shmem = dyn_shmem;
   ctx.params = &params;
-  ctx.gmem = &mem_;
-  ctx.out = out_;
-  ctx.gridid = ++launches_;
-  ctx.stack_bytes = stack_bytes_;
-  ctx.max_warp_insn = max_warp_insn_;
+  ctx.gmem = &mem;
+  ctx.out = out;
+  ctx.gridid = gridid;
+  ctx.stack_bytes = uint64_t(cfg.get(kStackBytes));
+  ctx.max_warp_insn = uint64_t(cfg.get(kMaxWarpInsn));
+  return ctx;
+}
+
+FuncEngine::FuncEngine(const config::Config& cfg, GlobalMemory& mem, std::ostream* out)
+    : cfg_(cfg), mem_(mem), out_(out), quantum_(uint64_t(cfg.get(kQuantum))) {}
+
+void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid,
+                        runtime::Dim3 block, uint64_t dyn_shmem, const std::vector<uint8_t>& params,
+                        runtime::LaunchRecord& rec) {
+  LaunchCtx ctx = launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
 
   FlatRegs regs;
   Executor ex(ctx, regs);

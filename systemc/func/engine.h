@@ -25,6 +25,12 @@ inline const config::Key<int64_t> kQuantum{
     "func.quantum", 64, "warp instructions",
     "functional mode: instructions a warp runs before the next warp of its CTA gets a turn", 1, 1 << 30};
 
+// One launch's context, built the same way by the functional and the timing
+// engine: the launch arguments plus the func.* limits from cfg.
+LaunchCtx launch_ctx(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid, runtime::Dim3 block,
+                     uint64_t dyn_shmem, const std::vector<uint8_t>& params, GlobalMemory& mem, std::ostream* out,
+                     uint64_t gridid, const config::Config& cfg);
+
 class FuncEngine final : public runtime::Engine {
  public:
   // printf output goes to `out` (std::cout if null).
@@ -34,9 +40,10 @@ class FuncEngine final : public runtime::Engine {
   void set_output(std::ostream* out) { out_ = out; }
 
  private:
+  const config::Config& cfg_;
   GlobalMemory& mem_;
   std::ostream* out_;
-  uint64_t max_warp_insn_, stack_bytes_, quantum_;
+  uint64_t quantum_;
   uint64_t launches_ = 0;
 };
 

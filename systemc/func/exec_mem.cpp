@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "func/exec.h"
+#include "func/lane_bytes.h"
 #include "func/memory_atomic.h"
 
 namespace relgpu::func {
@@ -89,24 +90,6 @@ uint8_t* Executor::resolve(Cta& cta, Warp& w, int pc, int lane, Space sp, uint64
   }
 }
 
-// Fixed-size copies so the compiler emits plain moves (hot path).
-static inline uint64_t load_bytes(const uint8_t* p, unsigned n) {
-  switch (n) {
-    case 1: return *p;
-    case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
-  }
-}
-static inline void store_bytes(uint8_t* p, uint64_t v, unsigned n) {
-  switch (n) {
-    case 1: *p = uint8_t(v); return;
-    case 2: { uint16_t x = uint16_t(v); std::memcpy(p, &x, 2); return; }
-    case 4: { uint32_t x = uint32_t(v); std::memcpy(p, &x, 4); return; }
-    default: std::memcpy(p, &v, 8); return;
-  }
-}
-
 // Shared and global accesses that are in bounds and aligned take this path;
 // anything else goes through resolve(), which also reports the error.
 inline uint8_t* Executor::lane_ptr(Cta& cta, Warp& w, InFlight& f, unsigned l, bool store, const char* what) {
@@ -122,11 +105,6 @@ inline uint8_t* Executor::lane_ptr(Cta& cta, Warp& w, InFlight& f, unsigned l, b
   return resolve(cta, w, f.pc, int(l), f.lane_space[l], a, n, store, what);
 }
 
-static uint64_t extend(uint64_t v, unsigned bytes, bool sign) {
-  if (bytes >= 8) return v;
-  unsigned sh = 64 - 8 * bytes;
-  return sign ? uint64_t(int64_t(v << sh) >> sh) : v & ((uint64_t(1) << (8 * bytes)) - 1);
-}
 
 void Executor::memory(Cta& cta, Warp& w, InFlight& f) {
   const DInstr& d = *f.d;
@@ -139,30 +117,15 @@ void Executor::memory(Cta& cta, Warp& w, InFlight& f) {
     case XK::ld: {
       for (unsigned l = 0; l < kWarpSize; ++l) {
         if (!(m >> l & 1)) continue;
-        const uint8_t* p = lane_ptr(cta, w, f, l, false, what);
-        if (d.dst.k == DOp::kVec) {
-          for (unsigned k = 0; k < d.dst.nv; ++k) {
-            int32_t r = d.dst.v[k];
-            uint64_t v = extend(load_bytes(p + k * eb, eb), eb, d.sign);
-            f.dbuf[k][l] = r >= 0 ? v & c.reg_mask[r] : v;
-          }
-        } else {
-          f.dbuf[0][l] = extend(load_bytes(p, eb), eb, d.sign) & c.reg_mask[d.dst.reg];
-        }
+        lanes::load_lane(d, c, f, l, lane_ptr(cta, w, f, l, false, what));
       }
       f.ndst = d.dst.k == DOp::kVec ? d.dst.nv : 1;
       return;
     }
     case XK::st: {
-      bool vec = d.src[0].k == DOp::kVec;
       for (unsigned l = 0; l < kWarpSize; ++l) {
         if (!(m >> l & 1)) continue;
-        uint8_t* p = lane_ptr(cta, w, f, l, true, what);
-        if (vec) {
-          for (unsigned k = 0; k < d.src[0].nv; ++k) store_bytes(p + k * eb, f.sbuf[k][l], eb);
-        } else {
-          store_bytes(p, f.src[0][l], eb);
-        }
+        lanes::store_lane(d, f, l, lane_ptr(cta, w, f, l, true, what));
       }
       return;
     }
@@ -177,7 +140,7 @@ void Executor::memory(Cta& cta, Warp& w, InFlight& f) {
           fail(cta, w, f.pc, int(l), std::string("atomic on ") + ptx::space_name(sp) + " address " + hex(f.addr[l]) +
                                          " (only global and shared memory support atomics)");
         uint8_t* p = resolve(cta, w, f.pc, int(l), sp, f.addr[l], eb, true, what);
-        uint64_t old = load_bytes(p, eb);
+        uint64_t old = lanes::load_bytes(p, eb);
         uint64_t nv = atom_apply(d.in->m.atom, d.in->m.type, eb, old, b[l], cc ? cc[l] : 0);
         std::memcpy(p, &nv, eb);
         if (d.xk == XK::atom) f.dbuf[0][l] = old & c.reg_mask[d.dst.reg];

@@ -2,11 +2,12 @@
 // take their data from (or put it into) 128-B memory lines that the timing
 // model moves through L1 and the memory system, never GlobalMemory, so a
 // fault or a power-gated line in the memory system is what the kernel sees.
-// The lane semantics (extension, masking, lane order) mirror exec_mem.cpp.
+// Per-lane extension and masking come from func/lane_bytes.h, as in exec_mem.cpp.
 #include <cstring>
 
 #include "common/error.h"
 #include "func/exec.h"
+#include "func/lane_bytes.h"
 #include "func/memory_atomic.h"
 #include "mem/request.h"
 
@@ -17,18 +18,6 @@ using ptx::Space;
 namespace {
 
 constexpr uint64_t kLineMask = ~uint64_t(mem::kLineBytes - 1);
-
-uint64_t load_le(const uint8_t* p, unsigned n) {
-  uint64_t v = 0;
-  std::memcpy(&v, p, n);  // little-endian host, as exec_mem.cpp assumes
-  return v;
-}
-
-uint64_t extend(uint64_t v, unsigned bytes, bool sign) {
-  if (bytes >= 8) return v;
-  unsigned sh = 64 - 8 * bytes;
-  return sign ? uint64_t(int64_t(v << sh) >> sh) : v & ((uint64_t(1) << (8 * bytes)) - 1);
-}
 
 }  // namespace
 
@@ -67,37 +56,21 @@ void Executor::memory_non_global(Cta& cta, Warp& w, InFlight& f, uint32_t global
 void Executor::load_from_line(InFlight& f, uint32_t global, uint64_t line, const uint8_t* data) const {
   const DInstr& d = *f.d;
   const Code& c = *f.code;
-  unsigned eb = d.bytes;
   for (uint32_t m = global; m; m &= m - 1) {
     unsigned l = unsigned(__builtin_ctz(m));
     if ((f.addr[l] & kLineMask) != line) continue;
-    const uint8_t* p = data + (f.addr[l] - line);
-    if (d.dst.k == DOp::kVec) {
-      for (unsigned k = 0; k < d.dst.nv; ++k) {
-        int32_t r = d.dst.v[k];
-        uint64_t v = extend(load_le(p + k * eb, eb), eb, d.sign);
-        f.dbuf[k][l] = r >= 0 ? v & c.reg_mask[r] : v;
-      }
-    } else {
-      f.dbuf[0][l] = extend(load_le(p, eb), eb, d.sign) & c.reg_mask[d.dst.reg];
-    }
+    lanes::load_lane(d, c, f, l, data + (f.addr[l] - line));
   }
 }
 
 void Executor::store_to_line(InFlight& f, uint32_t global, uint64_t line, uint8_t* data,
                              uint8_t* byte_enable) const {
   const DInstr& d = *f.d;
-  unsigned eb = d.bytes;
-  bool vec = d.src[0].k == DOp::kVec;
   for (uint32_t m = global; m; m &= m - 1) {
     unsigned l = unsigned(__builtin_ctz(m));
     if ((f.addr[l] & kLineMask) != line) continue;
     uint64_t o = f.addr[l] - line;
-    if (vec) {
-      for (unsigned k = 0; k < d.src[0].nv; ++k) std::memcpy(data + o + k * eb, &f.sbuf[k][l], eb);
-    } else {
-      std::memcpy(data + o, &f.src[0][l], eb);
-    }
+    lanes::store_lane(d, f, l, data + o);
     std::memset(byte_enable + o, 0xFF, f.bytes);
   }
 }

@@ -64,18 +64,7 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
     throw KernelError("kernel '" + kernel.name + "': the timing model was stopped mid-kernel by an earlier error "
                       "in this process and cannot run further launches");
   Gpu& g = elaborate();
-  ctx_ = func::LaunchCtx{};
-  ctx_.mod = &mod;
-  ctx_.kernel = &kernel;
-  ctx_.grid = {grid.x, grid.y, grid.z};
-  ctx_.block = {block.x, block.y, block.z};
-  ctx_.dyn_shmem = dyn_shmem;
-  ctx_.params = &params;
-  ctx_.gmem = &mem_;
-  ctx_.out = out_;
-  ctx_.gridid = ++launches_;
-  ctx_.stack_bytes = uint64_t(cfg_.get(func::kStackBytes));
-  ctx_.max_warp_insn = uint64_t(cfg_.get(func::kMaxWarpInsn));
+  ctx_ = func::launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
   sm::CtaShape shape;
   shape.threads = uint32_t(block.count());
   shape.regs_per_thread = kernel.regs_per_thread;

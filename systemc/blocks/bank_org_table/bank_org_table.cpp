@@ -7,7 +7,6 @@
 namespace relgpu::blocks {
 
 namespace {
-bool pow2(unsigned v) { return v && !(v & (v - 1)); }
 uint64_t field(uint64_t v, unsigned i, unsigned w) { return (v >> (i * w)) & mask(w); }
 uint32_t wide_field(const Wide& v, unsigned lo, unsigned w) {
   uint32_t x = 0;

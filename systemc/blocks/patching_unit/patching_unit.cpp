@@ -4,10 +4,6 @@
 
 namespace relgpu::blocks {
 
-namespace {
-bool pow2(unsigned v) { return v && !(v & (v - 1)); }
-}  // namespace
-
 PatchingUnitParams PatchingUnitParams::from(const config::Config& cfg) {
   using namespace patching_unit_keys;
   PatchingUnitParams p;
