@@ -150,11 +150,45 @@ void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t i
       lo[l] = uint32_t(in[l]);
       if (hi) hi[l] = uint32_t(in[l] >> 32);
     }
+    if (faults_) {  // RF faults
+      corrupt(group_of(warp, p), row_of(warp, p), mask);
+      if (hi) corrupt(group_of(warp, p + 1), row_of(warp, p + 1), mask);
+    }
     return;
   }
   uint64_t* o = overflow_at(warp, slot);
   for (unsigned l = 0; l < kWarpSize; ++l)
     if (mask >> l & 1) o[l] = in[l];
 }
+
+// ---- RF faults ----
+void SmRegs::set_faults(const reliability::RfFaults* f, bool secded) {
+  if (f && (f->banks() != rf_.banks() || f->rows() != rf_.entries() || f->entry_bits() != rf_.entry_bits()))
+    throw std::invalid_argument("rf fault map geometry differs from the register file's");
+  faults_ = f;
+  secded_ = secded;
+}
+
+void SmRegs::corrupt(unsigned group, unsigned row, uint32_t mask) {
+  const unsigned span = rf_.span(), wpe = rf_.words_per_entry();
+  const uint32_t emask = wpe >= 32 ? ~0u : (1u << wpe) - 1;
+  uint32_t* w = rf_.wreg(group, row);
+  for (unsigned e = 0; e < span; ++e) {
+    if (!(mask >> (e * wpe) & emask)) continue;  // entry not written
+    EntryLoc at = place_ ? place_(group, row, e) : EntryLoc{int32_t(group * span + e), int32_t(row)};
+    if (at.bank < 0 || !faults_->any(unsigned(at.bank), unsigned(at.row))) continue;
+    uint32_t* words = w + e * wpe;
+    uint32_t stored[32];
+    unsigned wrong = faults_->store(unsigned(at.bank), unsigned(at.row), words, stored, secded_);
+    if (wrong == 0) continue;
+    if (secded_ && wrong == 1) {
+      ++fcount_.corrected;
+      continue;
+    }
+    ++fcount_.corrupting;
+    std::memcpy(words, stored, wpe * sizeof(uint32_t));
+  }
+}
+// ---- end RF faults ----
 
 }  // namespace relgpu::sm

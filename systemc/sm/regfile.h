@@ -22,11 +22,13 @@
 //   hardware would spill them to local memory).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
 #include "func/warp.h"
 #include "ptx/ir.h"
+#include "reliability/rf_faults.h"
 
 namespace relgpu::sm {
 
@@ -57,11 +59,35 @@ class RegisterFile {
   std::vector<uint32_t> data_;
 };
 
+// ---- RF faults (reliability/): placement and corruption ----
+// bank < 0: stored outside the RF banks (no faults).
+struct EntryLoc { int32_t bank = -1, row = -1; };
+// Where entry `entry` (0..span-1) of the warp register (group, row) is
+// physically stored when it is written now. Default (no placement set): its
+// own bank group*span+entry, row `row`.
+using Placement = std::function<EntryLoc(unsigned group, unsigned row, unsigned entry)>;
+// Entry writes that met bad cells: corrected by SEC-DED, or stored wrong.
+struct RfFaultCounts { uint64_t corrected = 0, corrupting = 0; };
+// ---- end RF faults ----
+
 // func::RegStorage over the RegisterFile: the executor's operand reads and
 // writebacks land in the physical entries picked by the mapping above.
 class SmRegs final : public func::RegStorage {
  public:
   SmRegs(RegisterFile& rf, unsigned max_warps);
+
+  // ---- RF faults ----
+  // Every written entry of a warp register gets the stuck-at bits of the
+  // cells it is stored in (its placement), at write time: the written lanes
+  // new, the others as stored. With `secded` a write that would land with
+  // exactly one wrong bit stores the intended value; two or more wrong bits
+  // are what later reads see. Reads stay plain reads; bind() (zeroing at
+  // warp launch) is not corrupted. nullptr = fault free (no extra work).
+  void set_faults(const reliability::RfFaults* f, bool secded);
+  void set_placement(Placement p) { place_ = std::move(p); }
+  const RfFaultCounts& fault_counts() const { return fcount_; }
+  void reset_fault_counts() { fcount_ = RfFaultCounts{}; }
+  // ---- end RF faults ----
 
   // A warp slot becomes live: its func::Warp (for the frame stack), first
   // row, and the register count of the kernel (per thread). Zeroes its
@@ -98,8 +124,15 @@ class SmRegs final : public func::RegStorage {
   // Resolves slot to its function's map entry and the frame's physical base.
   const Map& locate(unsigned ws, unsigned slot, unsigned& base);
   uint64_t* overflow_at(unsigned ws, unsigned slot);
+  // RF faults: applies the stuck-at bits to the entries of warp register
+  // (group, row) whose lanes are in `mask`.
+  void corrupt(unsigned group, unsigned row, uint32_t mask);
 
   RegisterFile& rf_;
+  const reliability::RfFaults* faults_ = nullptr;
+  bool secded_ = true;
+  Placement place_;
+  RfFaultCounts fcount_;
   std::vector<Slot> slots_;
   const ptx::Function* kernel_ = nullptr;
   const std::vector<Map>* kmap_ = nullptr;

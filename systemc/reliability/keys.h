@@ -1,0 +1,35 @@
+// Configuration keys of the process-variation / register-file fault model
+// (GR-Guard chapter, §6.1 and Table 6.1). See variation.h for the model.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+
+namespace relgpu::reliability {
+
+inline const config::Key<int64_t> kChipSeed{
+    "pv.chip_seed", 1, "", "process-variation chip: one chip (Vth/Leff maps, cell Vmin, stuck-at values) per seed",
+    0, 9.2e18};
+inline const config::Key<std::string> kSigmaRatio{
+    "pv.sigma_ratio", "1:1", "",
+    "sigma_rand:sigma_sys of Vth and Leff (a ratio of standard deviations; total sigma fixed)",
+    std::vector<std::string>{"1:4", "1:1", "4:1"}};
+// Allowed range of rf.vdd: 1.0 is the chip's worst cell (no faults); 0.5 is
+// below every cell of the model at every sigma ratio (all cells fail), so
+// lower values add nothing; up to 1.2 so that guardbanded supplies parse.
+inline constexpr double kVddMin = 0.5, kVddMax = 1.2;
+inline const config::Key<double> kRfVdd{
+    "rf.vdd", 1.0, "V (normalised: the chip's worst RF cell = 1.0)",
+    "register-file supply; cells whose Vmin is above it are stuck-at. Excludes rf.cell_failure_rate", kVddMin,
+    kVddMax};
+inline const config::Key<double> kRfCellFailureRate{
+    "rf.cell_failure_rate", 0.0, "fraction",
+    "operating point as a cell failure rate: rf.vdd is lowered, per chip, until this fraction of the chip's RF "
+    "cells fail (GR-Guard: 0.01). Excludes rf.vdd",
+    0.0, 1.0};
+inline const config::Key<bool> kRfSecded{
+    "rf.secded", true, "", "SEC-DED per register-file entry: a write that lands with one wrong bit is corrected"};
+
+}  // namespace relgpu::reliability
