@@ -65,6 +65,12 @@ static void derive_sm(json& s) {
     ratio(s["l1d"], "hit_rate", "hits", "accesses");
     ratio(s["l1d"], "miss_rate", "misses", "accesses");
   }
+  // ---- RF faults (sm/core.cpp): per-map values from the summed counters ----
+  if (s.contains("rf_faults") && s["rf_faults"].is_object()) {
+    ratio(s["rf_faults"], "vdd", "vdd_sum", "maps");
+    ratio(s["rf_faults"], "cell_failure_rate", "faulty_cells", "cells");
+    ratio(s["rf_faults"], "faulty_entry_rate", "faulty_entries", "entries");
+  }
 }
 
 static void derive_dram(json& m, double time_ps) {

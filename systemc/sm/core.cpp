@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "ptx/analysis.h"
+#include "reliability/keys.h"
 
 namespace relgpu::sm {
 
@@ -65,6 +66,17 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   act_.sm = id_;
   act_.rf_reads.assign(rf_.banks(), 0);
   act_.rf_writes.assign(rf_.banks(), 0);
+  // ---- RF faults (reliability/): this chip's fault map of this SM's RF ----
+  // One Chip per GPU, shared by its SMs. gpu.num_sms is declared by the gpu
+  // library; an SM built without it (sm_ tests) is on a chip of id+1 SMs.
+  {
+    reliability::RfGeometry g;
+    g.sms = config::registry().count("gpu.num_sms") ? unsigned(cfg.value("gpu.num_sms").get<int64_t>()) : id_ + 1;
+    g.banks = rf_.banks(), g.rows = rf_.entries(), g.entry_bits = rf_.entry_bits();
+    chip_ = reliability::Chip::shared(cfg, g);
+    regs_.set_faults(chip_->faults() ? &chip_->rf_faults(id_) : nullptr, cfg.get(reliability::kRfSecded));
+  }
+  // ---- end RF faults ----
 }
 
 Core::~Core() = default;
@@ -93,6 +105,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   st_.rf_writes.assign(rf_.banks(), 0);
   st_.rf_conflicts.assign(rf_.banks(), 0);
   st_.rf_write_conflicts.assign(rf_.banks(), 0);
+  regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   finished_ = 0;
   started_ = false;
 }
@@ -329,6 +342,21 @@ config::json Core::stats() const {
   j["mem_requests"]["read"] = st_.req_read;
   j["mem_requests"]["write"] = st_.req_write;
   j["mem_requests"]["atomic"] = st_.req_atomic;
+  // ---- RF faults: counters only, so that SMs and launches add up;
+  // gpu/stats.cpp derives vdd = vdd_sum / maps and the rates.
+  {
+    const reliability::RfFaults& f = chip_->rf_faults(id_);
+    config::json& r = j["rf_faults"];
+    r["maps"] = 1;
+    r["vdd_sum"] = f.vdd();
+    r["cells"] = f.cells();
+    r["faulty_cells"] = f.faulty_cells();
+    r["entries"] = f.entries();
+    r["faulty_entries"] = f.faulty_entries();
+    r["corrected_writes"] = regs_.fault_counts().corrected;
+    r["corrupting_writes"] = regs_.fault_counts().corrupting;
+  }
+  // ---- end RF faults ----
   return j;
 }
 

@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reliability/chip.h"
 #include "sm/keys.h"
 #include "sm/l1d.h"
 #include "sm/regfile.h"
@@ -140,6 +141,7 @@ class Core final : public SmCore {
   RegisterFile& regfile() { return rf_; }
   SmRegs& regs() { return regs_; }
   L1D& l1d() { return l1_; }
+  const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
 
  private:
   struct Req { enum K : uint8_t { free, load, bypass, store, atomic } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
@@ -185,6 +187,7 @@ class Core final : public SmCore {
   unsigned smem_banks_, smem_lat_, l1_hit_, const_lat_, miss_q_, ldst_q_;
 
   // state
+  std::shared_ptr<const reliability::Chip> chip_;  // RF fault maps of this SM's chip
   RegisterFile rf_;
   SmRegs regs_;
   L1D l1_;
