@@ -7,10 +7,10 @@
 //   found_o  some request bit is set
 //   idx_o    index of the lowest set bit (0 when found_o is 0)
 // Timing: purely combinational.
-// Choices: the tree is a heap of 4-ary nodes (node n has children 4n+1..4n+4);
-// leaves past N are padded with 0. Requests OR up the tree; the grant walks
-// down, taking the lowest requesting child at each level, so the index is
-// the lowest set bit.
+// Choices: the tree is a complete 4-ary tree (node i of a level has children
+// 4i..4i+3 on the next); leaves past N are padded with 0. Requests OR up the
+// tree; the grant walks down, taking the lowest requesting child at each
+// level, so the index is the lowest set bit.
 module patching_unit_pick #(
   parameter integer N    = 1024,
   parameter integer IdxW = (N > 1) ? $clog2(N) : 1
@@ -35,36 +35,49 @@ module patching_unit_pick #(
 
   localparam integer Levels = levels4(N);
   localparam integer Leaves = 1 << (2 * Levels);
-  localparam integer Inner  = (Leaves - 1) / 3;  // nodes above the leaves
-  localparam integer Nodes  = Inner + Leaves;
   localparam integer LW     = 2 * Levels;  // leaf index width (N >= 2)
 
-  // Request-up: node n is set if any leaf below it requests, evaluated
-  // leaves first in one loop. Grant-down: from the root, each level's
-  // 4-input fixed-priority arbiter picks the lowest requesting child; the
-  // picks, top first, are the index bits (the priority encoder).
-  reg [Nodes-1:0] node_v;
-  reg [LW-1:0]    path, selw;
-  reg [2:0]       cv;  // a 4th child wins when the first three do not request
-  integer n, l, at, s;
-  always @(*) begin
-    for (n = 0; n < Leaves; n = n + 1)
-      node_v[Inner + n] = (n < N) ? req_i[n % N] : 1'b0;
-    for (n = Inner - 1; n >= 0; n = n - 1)
-      node_v[n] = |node_v[4*n+1 +: 4];
-    path = {LW{1'b0}};
-    at = 0;
-    for (l = 0; l < Levels; l = l + 1) begin
-      cv = node_v[4*at+1 +: 3];
-      s  = cv[0] ? 0 : cv[1] ? 1 : cv[2] ? 2 : 3;
-      selw = {LW{1'b0}};
-      selw[1:0] = s[1:0];
-      path = (path << 2) | selw;
-      at = 4*at + 1 + s;
+  // Request-up: level L (root = level 0) has 4^L nodes; node i of level L
+  // is the OR of nodes 4i..4i+3 of level L+1; level Levels are the leaves,
+  // padded with 0 past N. Grant-down: from the root, each level's 4-input
+  // fixed-priority arbiter picks the lowest requesting child of the node
+  // picked above; the picks, top first, are the index bits (the priority
+  // encoder). Written as one generate block per node and per level (not as
+  // loops over one vector) so that Verilator evaluates it in straight-line
+  // code: relgpu run --rtl evaluates this every SM cycle.
+  genvar gl, gi;
+  generate
+    for (gl = 0; gl <= Levels; gl = gl + 1) begin : g_lvl
+      wire [(1 << (2 * gl))-1:0] v;
+      if (gl == Levels) begin : g_leaves
+        if (Leaves > N) begin : g_pad
+          assign v = {{(Leaves - N){1'b0}}, req_i};
+        end else begin : g_full
+          assign v = req_i;
+        end
+      end else begin : g_or
+        for (gi = 0; gi < (1 << (2 * gl)); gi = gi + 1) begin : g_node
+          assign v[gi] = |g_lvl[gl+1].v[4*gi +: 4];
+        end
+      end
     end
-  end
+    for (gl = 0; gl < Levels; gl = gl + 1) begin : g_down
+      wire [2*gl+1:0] at_out;  // the picked node of level gl+1 (picks, top first)
+      wire [2:0]      cv;      // requests of its first three siblings; the 4th wins when none
+      wire [1:0]      s;
+      if (gl == 0) begin : g_root
+        assign cv = g_lvl[1].v[2:0];
+        assign at_out = s;
+      end else begin : g_inner
+        assign cv = g_lvl[gl+1].v[{g_down[gl-1].at_out, 2'b00} +: 3];
+        assign at_out = {g_down[gl-1].at_out, s};
+      end
+      assign s = cv[0] ? 2'd0 : cv[1] ? 2'd1 : cv[2] ? 2'd2 : 2'd3;
+    end
+  endgenerate
+  wire [LW-1:0] path = g_down[Levels-1].at_out;
 
-  assign found_o = node_v[0];
+  assign found_o = g_lvl[0].v[0];
   // Indices past N never win (their leaves are 0), so truncation is exact;
   // zero when nothing is found keeps the output defined for the lockstep.
   wire [LW-1:0] root_i = found_o ? path : {LW{1'b0}};

@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include "app/args.h"
+#include "blocks/instance.h"
 #include "common/error.h"
 
 namespace relgpu::app {
@@ -23,7 +24,8 @@ commands:
 options:
   -h, --help                this text; `relgpu <command> --help` for a command's options
 
-exit status: 0 success, 1 output check failed, 2 bad input, 3 kernel error
+exit status: 0 success, 1 output check failed, 2 bad input, 3 kernel error,
+             5 RTL and C++ model differ (relgpu run --rtl-check)
 )";
 
 uint64_t parse_u64(const std::string& s, const std::string& what) {
@@ -73,6 +75,9 @@ int sc_main(int argc, char** argv) {
   } catch (const relgpu::KernelError& e) {
     std::cerr << "relgpu: kernel error: " << e.what() << "\n";
     return 3;
+  } catch (const relgpu::blocks::RtlMismatch& e) {
+    std::cerr << "relgpu: " << e.what();
+    return relgpu::blocks::kRtlMismatchExit;
   } catch (const std::exception& e) {
     std::cerr << "relgpu: internal error: " << e.what() << "\n";
     return 4;

@@ -8,6 +8,7 @@
 
 #include "app/args.h"
 #include "app/stats.h"
+#include "blocks/instance.h"
 #include "common/config.h"
 #include "gpu/mode.h"
 #include "runtime/device.h"
@@ -30,6 +31,22 @@ options:
   --csv FILE             append one row of headline stats (header first if FILE is new), for sweeps
   --quiet                print nothing but errors
   -h, --help             this text
+
+RTL in the loop (timing mode; blocks the config does not enable are not instantiated):
+  --rtl LIST             run these blocks as their Verilated RTL instead of the C++ models, in
+                         every SM: a comma-separated list of patching_unit, loscache_table,
+                         bank_org_table, droop_predictor, or 'all' (same as --set sim.rtl=LIST).
+                         The RTL is built with configs/blocks/<block>.json; a config whose block
+                         parameters differ is an input error (exit 2)
+  --rtl-check            run the C++ model and the RTL side by side and compare every output
+                         every cycle (the blocks in --rtl, or all blocks without --rtl); the
+                         first mismatch stops the run with a report (time, SM, block, inputs,
+                         both outputs) and exit status 5
+  --trace-rtl FILE.fst   write the RTL waveforms, one FST file per block instance:
+                         FILE.sm<N>.<block>.fst (needs --rtl or --rtl-check)
+
+exit status: 0 pass, 1 output check failed, 2 bad input, 3 kernel error,
+             5 --rtl-check mismatch
 )";
 
 int cmd_run(Args& a) {
@@ -51,6 +68,9 @@ int cmd_run(Args& a) {
     else if (opt == "--stats") stats_file = v();
     else if (opt == "--csv") csv_file = v();
     else if (opt == "--quiet") quiet = true;
+    else if (opt == "--rtl") sets.push_back("sim.rtl=" + v());
+    else if (opt == "--rtl-check") sets.push_back("sim.rtl_check=true");
+    else if (opt == "--trace-rtl") sets.push_back("sim.trace_rtl=" + v());
     else if (opt.rfind("-", 0) == 0) a.unknown(arg);
     else if (name.empty()) name = arg;
     else throw InputError("run: one workload at a time (got '" + name + "' and '" + arg + "')");
@@ -66,6 +86,7 @@ int cmd_run(Args& a) {
   config::Config cfg;
   if (!config_file.empty()) cfg.load_file(config_file);
   for (auto& s : sets) cfg.set(s);
+  blocks::check_rtl_keys(cfg);
 
   runtime::Device dev(cfg);
   gpu::use_configured_engine(dev, cfg);

@@ -66,8 +66,12 @@ T get_u(const config::Config& cfg, const config::Key<int64_t>& k) { return stati
 
 #define RELGPU_PORT_DECL(T, name) T name{};
 #define RELGPU_PORT_VISIT(T, name) f(#name, s.name);
-// Fields plus `visit(s, f)`, which calls f("name", s.name) per port in order.
+#define RELGPU_PORT_VISIT2(T, name) f(#name, a.name, b.name);
+// Fields plus `visit(s, f)`, which calls f("name", s.name) per port in order,
+// and `visit2(a, b, f)`, which calls f("name", a.name, b.name) (compare two).
 #define RELGPU_BLOCK_PORTS(LIST)                   \
   LIST(RELGPU_PORT_DECL)                           \
   template <class S, class F>                      \
-  static void visit(S& s, F&& f) { LIST(RELGPU_PORT_VISIT) }
+  static void visit(S& s, F&& f) { LIST(RELGPU_PORT_VISIT) } \
+  template <class S1, class S2, class F>           \
+  static void visit2(S1& a, S2& b, F&& f) { LIST(RELGPU_PORT_VISIT2) }

@@ -14,14 +14,20 @@
 // the C++ model's internals: RTL mode has no C++ model, and its stats must be
 // identical.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
+#include "blocks/bank_org_table/bank_org_table.h"
 #include "blocks/block.h"
+#include "blocks/droop_predictor/droop_predictor.h"
 #include "blocks/loscache_table/loscache_table.h"
 #include "blocks/patching_unit/patching_unit.h"
+#include "blocks/ports.h"
 #include "common/config.h"
+#include "common/error.h"
 
 namespace relgpu::blocks {
 
@@ -38,6 +44,20 @@ struct LoscacheTableBlock {
   using Model = LoscacheTableModel;
   using Params = LoscacheTableParams;
   static constexpr const char* name = "loscache_table";
+};
+struct BankOrgTableBlock {
+  using In = BankOrgTableIn;
+  using Out = BankOrgTableOut;
+  using Model = BankOrgTableModel;
+  using Params = BankOrgTableParams;
+  static constexpr const char* name = "bank_org_table";
+};
+struct DroopPredictorBlock {
+  using In = DroopPredictorIn;
+  using Out = DroopPredictorOut;
+  using Model = DroopPredictorModel;
+  using Params = DroopPredictorParams;
+  static constexpr const char* name = "droop_predictor";
 };
 
 template <class B>
@@ -72,6 +92,65 @@ Impl impl_for(const config::Config& cfg, const char* block);
 struct Site {
   unsigned sm = 0;
   const config::Config* cfg = nullptr;
+  // The owner's current clock cycle, if it exposes one: --rtl-check reports
+  // name it beside the block's own cycle count (optional).
+  const uint64_t* cycle = nullptr;
+};
+
+// Checks the sim.rtl / sim.rtl_check / sim.trace_rtl keys together (unknown
+// block names, a trace file without RTL blocks); InputError naming the key.
+void check_rtl_keys(const config::Config& cfg);
+
+// sim.trace_rtl's file for the instance of `block` at `site`, or "" when not
+// tracing: one FST file per instance, FILE.fst -> FILE.sm<N>.<block>.fst
+// (every instance has its own Verilator context, see cosim/).
+std::string trace_path(const Site& site, const char* block);
+
+// SystemC's current time in ps (the waveform time of --trace-rtl).
+uint64_t sim_time_ps();
+
+// --rtl-check found the C++ model and the RTL disagreeing. The CLI exits
+// with kRtlMismatchExit.
+struct RtlMismatch : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+inline constexpr int kRtlMismatchExit = 5;
+
+// The text of an RtlMismatch: where and when (SC time, owner cycle, block
+// cycle), the inputs and both outputs.
+std::string mismatch_report(const Site& site, const char* block, uint64_t cycle, uint64_t since_reset,
+                            const std::string& inputs, const std::string& outputs);
+
+// Runs two implementations of a block side by side (the C++ model and the
+// RTL for --rtl-check), compares every output every cycle and throws
+// RtlMismatch at the first difference. Returns the first one's outputs.
+template <class B>
+class CheckedInstance final : public Instance<B> {
+ public:
+  CheckedInstance(std::unique_ptr<Instance<B>> cpp, std::unique_ptr<Instance<B>> rtl, const Site& site)
+      : cpp_(std::move(cpp)), rtl_(std::move(rtl)), site_(site) {}
+  void reset() override {
+    cpp_->reset();
+    rtl_->reset();
+    since_reset_ = 0;
+  }
+  typename B::Out cycle(const typename B::In& in) override {
+    typename B::Out a = cpp_->cycle(in);
+    typename B::Out b = rtl_->cycle(in);
+    if (!same_ports(a, b))
+      throw RtlMismatch(mismatch_report(site_, B::name, cycles_, since_reset_, show_all(in),
+                                        diff_ports(a, b, "cpp", "rtl")));
+    ++cycles_;
+    ++since_reset_;
+    return a;
+  }
+  // cycle() calls that passed the comparison.
+  uint64_t cycles() const { return cycles_; }
+
+ private:
+  std::unique_ptr<Instance<B>> cpp_, rtl_;
+  Site site_;
+  uint64_t cycles_ = 0, since_reset_ = 0;
 };
 
 // RTL factories: the Verilator co-simulation library registers one per block

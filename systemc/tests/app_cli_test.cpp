@@ -11,27 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 namespace {
 
-struct Out {
-  int rc;
-  std::string text;  // stdout and stderr together
-};
-
-Out relgpu(const std::string& args) {
-  const char* bin = std::getenv("RELGPU_BIN");
-  EXPECT_NE(bin, nullptr) << "RELGPU_BIN not set (run through ctest)";
-  std::string cmd = std::string(bin ? bin : "relgpu") + " " + args + " 2>&1";
-  Out o{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.text.append(buf.data(), n);
-  int st = pclose(p);
-  o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using relgpu::clitest::Out;
+using relgpu::clitest::relgpu;
 
 std::string tmpfile_with(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + name;

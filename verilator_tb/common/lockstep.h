@@ -13,51 +13,24 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include <verilated.h>
-#include <verilated_fst_c.h>
-
 #include "blocks/block.h"
+#include "blocks/ports.h"
+#include "cosim/verilated_block.h"
 
 namespace relgpu::tb {
 
 using blocks::Wide;
 
-// ---- field copy, compare and print, per port type --------------------------
-template <class P, class V> void to_port(P& p, const V& v) { p = static_cast<P>(v); }
-template <std::size_t N> void to_port(VlWide<N>& p, const Wide& v) {
-  for (std::size_t i = 0; i < N; ++i) p[i] = i < v.size() ? v[i] : 0;
-}
-template <class P, class V> void from_port(const P& p, V& v) { v = static_cast<V>(p); }
-template <std::size_t N> void from_port(const VlWide<N>& p, Wide& v) {
-  v.assign(N, 0);
-  for (std::size_t i = 0; i < N; ++i) v[i] = p[i];
-}
-template <class V> bool same(const V& a, const V& b) { return a == b; }
-inline bool same(const Wide& a, const Wide& b) {  // missing words read as 0
-  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)
-    if ((i < a.size() ? a[i] : 0) != (i < b.size() ? b[i] : 0)) return false;
-  return true;
-}
-template <class V> std::string show(const V& v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << uint64_t(v) << std::dec << " (" << uint64_t(v) << ")";
-  return s.str();
-}
-inline std::string show(const Wide& v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << std::setfill('0');
-  if (v.empty()) s << "0";
-  for (std::size_t i = v.size(); i-- > 0;) s << std::setw(8) << v[i] << (i ? "_" : "");
-  return s.str();
-}
-template <class S> std::string show_all(const S& s) {
-  std::ostringstream o;
-  S::visit(s, [&](const char* name, const auto& v) { o << "    " << name << " = " << show(v) << "\n"; });
-  return o.str();
-}
+// Field copy, compare and print, and the Verilated side (RtlBlock), are
+// shared with `relgpu run --rtl` / --rtl-check.
+using blocks::diff_ports;
+using blocks::same;
+using blocks::same_ports;
+using blocks::show;
+using blocks::show_all;
+template <class Glue> using RtlBlock = cosim::RtlBlock<Glue>;
 
 // ---- environment -------------------------------------------------------------
 // RELGPU_TB_SEED=<n> overrides the test's default seed.
@@ -84,66 +57,6 @@ class Rng {
 
  private:
   std::mt19937_64 g_;
-};
-
-// ---- the Verilated side ------------------------------------------------------
-// Same interface as the C++ model: reset() and cycle(in). Glue supplies
-// Top (the Verilated class), In, Out, drive(Top&, const In&), sample(Top&, Out&).
-template <class Glue>
-class RtlBlock {
- public:
-  using In = typename Glue::In;
-  using Out = typename Glue::Out;
-
-  explicit RtlBlock(const std::optional<std::string>& fst = std::nullopt) : ctx_(new VerilatedContext) {
-    if (fst) ctx_->traceEverOn(true);
-    top_.reset(new typename Glue::Top(ctx_.get(), "top"));
-    if (fst) {
-      trace_.reset(new VerilatedFstC);
-      top_->trace(trace_.get(), 99);
-      trace_->open(fst->c_str());
-    }
-  }
-  ~RtlBlock() {
-    if (trace_) trace_->close();
-    top_->final();
-  }
-  // Asynchronous active-low reset with all inputs 0, then released.
-  void reset() {
-    Glue::drive(*top_, In{});
-    top_->clk_i = 0;
-    top_->rst_ni = 0;
-    eval();
-    top_->clk_i = 1;
-    eval();
-    top_->clk_i = 0;
-    eval();
-    top_->rst_ni = 1;
-    eval();
-  }
-  Out cycle(const In& in) {
-    Glue::drive(*top_, in);
-    top_->clk_i = 0;
-    eval();
-    Out out;
-    Glue::sample(*top_, out);
-    top_->clk_i = 1;
-    eval();
-    top_->clk_i = 0;
-    eval();
-    return out;
-  }
-  typename Glue::Top& top() { return *top_; }
-
- private:
-  void eval() {
-    top_->eval();
-    if (trace_) trace_->dump(ctx_->time());
-    ctx_->timeInc(1);
-  }
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<typename Glue::Top> top_;
-  std::unique_ptr<VerilatedFstC> trace_;
 };
 
 // ---- lockstep checker ----------------------------------------------------------
@@ -178,22 +91,10 @@ class Lockstep {
     log_.push_back(in);
     last_model_ = model_.cycle(in);
     last_rtl_ = rtl_->cycle(in);
-    bool ok = true;
-    std::ostringstream diff;
-    // Visit both outputs in port order; the i-th field of one is the i-th of the other.
-    std::vector<std::string> rtl_vals;
-    Out::visit(last_rtl_, [&](const char*, const auto& v) { rtl_vals.push_back(show(v)); });
-    std::size_t i = 0;
-    Out::visit(last_model_, [&](const char* name, const auto& mv) {
-      bool eq = field_equal(name, mv);
-      if (!eq) ok = false;
-      diff << "    " << name << ": rtl=" << rtl_vals[i] << " model=" << show(mv) << (eq ? "" : "   <-- differs")
-           << "\n";
-      ++i;
-    });
+    const bool ok = same_ports(last_rtl_, last_model_);
     ++cycle_;
     ++since_reset_;
-    if (!ok) fail(in, diff.str());
+    if (!ok) fail(in, diff_ports(last_rtl_, last_model_, "rtl", "model"));
     return ok;
   }
 
@@ -205,15 +106,6 @@ class Lockstep {
   const std::string& report() const { return report_; }
 
  private:
-  template <class V> bool field_equal(const char* name, const V& mv) {
-    bool eq = true;
-    Out::visit(last_rtl_, [&](const char* n, const auto& rv) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(rv)>, V>)
-        if (std::string(n) == name) eq = same(rv, mv);
-    });
-    return eq;
-  }
-
   void fail(const In& in, const std::string& diff) {
     failed_ = true;
     std::ostringstream r;
@@ -282,23 +174,9 @@ class Coverage {
 
 }  // namespace relgpu::tb
 
-// Per-block glue from the port lists of block.h:
-//   RELGPU_TB_GLUE(DroopGlue, "droop_predictor", Vdroop_predictor, blocks::DroopPredictor,
-//                  RELGPU_DROOP_PREDICTOR_IN, RELGPU_DROOP_PREDICTOR_OUT)
-// expects blocks::DroopPredictorIn/Out/Params/Model to exist.
-#define RELGPU_TB_DRIVE(T, name) ::relgpu::tb::to_port(t.name, in.name);
-#define RELGPU_TB_SAMPLE(T, name) ::relgpu::tb::from_port(t.name, out.name);
-#define RELGPU_TB_GLUE(Glue, block_name, TopT, Prefix, IN_LIST, OUT_LIST)       \
-  struct Glue {                                                                  \
-    using Top = TopT;                                                            \
-    using In = Prefix##In;                                                       \
-    using Out = Prefix##Out;                                                     \
-    using Params = Prefix##Params;                                               \
-    using Model = Prefix##Model;                                                 \
-    static constexpr const char* name = block_name;                              \
-    static void drive(Top& t, const In& in) { IN_LIST(RELGPU_TB_DRIVE) }         \
-    static void sample(Top& t, Out& out) { OUT_LIST(RELGPU_TB_SAMPLE) }          \
-  }
+// Per-block glue (cosim/verilated_block.h): RELGPU_TB_GLUE(DroopGlue,
+// "droop_predictor", Vdroop_predictor, blocks::DroopPredictor, ...).
+#define RELGPU_TB_GLUE RELGPU_RTL_GLUE
 
 #ifdef RELGPU_BLOCK_CONFIG
 namespace relgpu::tb {

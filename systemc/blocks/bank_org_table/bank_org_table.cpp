@@ -15,6 +15,12 @@ uint32_t wide_field(const Wide& v, unsigned lo, unsigned w) {
 }
 }  // namespace
 
+std::string BankOrgTableParams::describe() const {
+  return "num_vbs=" + std::to_string(num_vbs) + " num_slots=" + std::to_string(num_slots) +
+         " code_width=" + std::to_string(code_width) + " num_lookups=" + std::to_string(num_lookups) +
+         " num_fwas=" + std::to_string(num_fwas);
+}
+
 BankOrgTableParams BankOrgTableParams::from(const config::Config& cfg) {
   using namespace bank_org_table_keys;
   BankOrgTableParams p;

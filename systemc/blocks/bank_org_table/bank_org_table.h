@@ -13,6 +13,7 @@
 // swaps. Block dispatch fills one RT row.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "blocks/block.h"
@@ -35,6 +36,9 @@ inline const K kNumFwas{"blocks.bank_org_table.num_fwas", 2, "ports",
 struct BankOrgTableParams {
   unsigned num_vbs = 16, num_slots = 8, code_width = 8, num_lookups = 4, num_fwas = 2;
   static BankOrgTableParams from(const config::Config& cfg);
+  // Every field as "key=value ...", keys as in configs/blocks/<block>.json;
+  // two Params are equal iff their describe() strings are (the --rtl check).
+  std::string describe() const;
   unsigned num_sbs() const { return 2 * num_vbs; }
   unsigned vb_w() const { return clog2(num_vbs); }
   unsigned sb_w() const { return vb_w() + 1; }

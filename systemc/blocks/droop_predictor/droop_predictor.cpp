@@ -6,6 +6,16 @@
 
 namespace relgpu::blocks {
 
+std::string DroopPredictorParams::describe() const {
+  static const char* w[6] = {"w_int_reset", "w_fp_reset", "w_sfu_reset", "w_ldst_reset", "w_rf_rd_reset", "w_rf_wr_reset"};
+  std::string s = "cnt_width=" + std::to_string(cnt_width) + " rf_cnt_width=" + std::to_string(rf_cnt_width) +
+                  " weight_width=" + std::to_string(weight_width) + " power_width=" + std::to_string(power_width) +
+                  " hist_depth=" + std::to_string(hist_depth);
+  for (unsigned i = 0; i < 6; ++i) s += std::string(" ") + w[i] + "=" + std::to_string(w_reset[i]);
+  for (unsigned k = 0; k < 3; ++k) s += " thr" + std::to_string(k + 2) + "_reset=" + std::to_string(thr_reset[k]);
+  return s + " mask_reset=" + std::to_string(mask_reset);
+}
+
 DroopPredictorParams DroopPredictorParams::from(const config::Config& cfg) {
   using namespace droop_keys;
   DroopPredictorParams p;

@@ -26,6 +26,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "blocks/block.h"
 
@@ -56,6 +57,9 @@ struct DroopPredictorParams {
   std::array<uint32_t, 3> thr_reset{120, 160, 200};        // T2 T3 T4
   uint32_t mask_reset = 3;
   static DroopPredictorParams from(const config::Config& cfg);
+  // Every field as "key=value ...", keys as in configs/blocks/<block>.json;
+  // two Params are equal iff their describe() strings are (the --rtl check).
+  std::string describe() const;
 };
 
 #define RELGPU_DROOP_PREDICTOR_IN(P) \

@@ -6,6 +6,12 @@
 
 namespace relgpu::blocks {
 
+std::string LoscacheTableParams::describe() const {
+  return "num_entries=" + std::to_string(num_entries) + " pc_width=" + std::to_string(pc_width) +
+         " blk_width=" + std::to_string(blk_width) + " cnt_width=" + std::to_string(cnt_width) +
+         " thr_width=" + std::to_string(thr_width) + " phase_limit=" + std::to_string(phase_limit);
+}
+
 LoscacheTableParams LoscacheTableParams::from(const config::Config& cfg) {
   using namespace loscache_keys;
   LoscacheTableParams p;

@@ -31,6 +31,7 @@
 //    thresholds persist until the next start (spec choice 7).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "blocks/block.h"
@@ -51,6 +52,9 @@ struct LoscacheTableParams {
   unsigned num_entries = 21, pc_width = 32, blk_width = 25, cnt_width = 6, thr_width = 2, phase_limit = 100;
   unsigned entry_width() const { return clog2(num_entries); }
   static LoscacheTableParams from(const config::Config& cfg);
+  // Every field as "key=value ...", keys as in configs/blocks/<block>.json;
+  // two Params are equal iff their describe() strings are (the --rtl check).
+  std::string describe() const;
 };
 
 enum LoscachePhase : uint32_t { kNormal = 0, kPredict = 1, kUpdate = 2 };

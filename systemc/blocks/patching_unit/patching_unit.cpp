@@ -4,6 +4,11 @@
 
 namespace relgpu::blocks {
 
+std::string PatchingUnitParams::describe() const {
+  return "banks=" + std::to_string(banks) + " rows=" + std::to_string(rows) +
+         " group_banks=" + std::to_string(group_banks) + " l1_lines=" + std::to_string(l1_lines);
+}
+
 PatchingUnitParams PatchingUnitParams::from(const config::Config& cfg) {
   using namespace patching_unit_keys;
   PatchingUnitParams p;

@@ -14,6 +14,7 @@
 // One selection per cycle; the losers and a full spill way get wr_retry_o.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,9 @@ inline const K kL1Lines{"blocks.patching_unit.l1_lines", 32, "lines",
 struct PatchingUnitParams {
   unsigned banks = 32, rows = 256, group_banks = 8, l1_lines = 32;
   static PatchingUnitParams from(const config::Config& cfg);
+  // Every field as "key=value ...", keys as in configs/blocks/<block>.json;
+  // two Params are equal iff their describe() strings are (the --rtl check).
+  std::string describe() const;
   // Derived sizes, as in the RTL.
   unsigned groups() const { return banks / group_banks; }
   unsigned num_wrg() const { return groups() * rows; }
