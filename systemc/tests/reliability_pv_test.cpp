@@ -19,18 +19,8 @@ RfGeometry small_geometry() {
   return g;
 }
 
-OperatingPoint at_rate(double r) {
-  OperatingPoint op;
-  op.by_rate = true;
-  op.rate = r;
-  return op;
-}
-
-OperatingPoint at_vdd(double v) {
-  OperatingPoint op;
-  op.vdd = v;
-  return op;
-}
+OperatingPoint at_rate(double r) { return {true, 1.0, r}; }
+OperatingPoint at_vdd(double v) { return {false, v, 0.0}; }
 
 // Message of the InputError `f` throws ("" if none).
 template <class F> std::string error_of(F f) {
