@@ -86,7 +86,7 @@ TEST(CosimCli, TraceRtlWritesFstPerInstance) {
   namespace fs = std::filesystem;
   const std::string fst = tmp("trace.fst");
   Out o = relgpu("run vecops --size small --quiet --config " + kSrc + "/configs/gtx480.json --set gpu.num_sms=2" +
-                 kBlocksOn + " --rtl all --trace-rtl " + fst);
+                 " --set grguard.enable=true --set loscache.enable=true --rtl all --trace-rtl " + fst);
   ASSERT_EQ(o.rc, 0) << o.text;
   for (const char* f : {"cosim_trace.sm0.patching_unit.fst", "cosim_trace.sm1.loscache_table.fst"}) {
     const fs::path p = fs::path(::testing::TempDir()) / f;
