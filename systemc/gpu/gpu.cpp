@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "gpu/stats.h"
+#include "power/rf_energy.h"
 
 namespace relgpu::gpu {
 
@@ -134,11 +135,19 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
     // Sizes are in the effective config; as stats they would add up.
     if (j.contains("rf")) j["rf"].erase("banks");
     if (j.contains("oc")) j["oc"].erase("collectors");
+    // Every SM's RF leaks for the whole launch (power/rf_energy.h).
+    if (j.contains("energy")) power::integrate_leakage(j["energy"], double(end_ps_ - start_ps_) * 1e-12);
     add_json(total, j);
     sms.push_back(std::move(j));
   }
   thread_insn = total.value("thread_insn", uint64_t(0));
   warp_insn = total.value("warp_insn", uint64_t(0));
+  // Chip-wide sections: the energy accounts and GR-Guard (sm/grguard.h).
+  for (const char* k : {"energy", "grguard"})
+    if (total.contains(k)) {
+      d[k] = std::move(total[k]);
+      total.erase(k);
+    }
   d["sm_total"] = std::move(total);
   d["sms"] = std::move(sms);
   json parts = json::array(), l2 = json::object(), dram = json::object();

@@ -81,8 +81,31 @@ static void derive_dram(json& m, double time_ps) {
   if (rd >= 0 && wr >= 0 && time_ps >= 0) m["bandwidth_gbytes_per_s"] = time_ps > 0 ? (rd + wr) / time_ps * 1e3 : 0.0;
 }
 
+// GR-Guard (sm/grguard.h): the access mix as fractions, the L1D miss rate
+// (the spill way takes L1 capacity) and the RF energy beside its counters.
+static void derive_grguard(json& d) {
+  json& g = d["grguard"];
+  if (g.contains("accesses") && g["accesses"].is_object()) {
+    const json acc = g["accesses"];  // a copy: adding keys to g may move its members
+    double n = 0;
+    for (auto& v : acc) n += v.get<double>();
+    json mix = json::object();
+    for (auto it = acc.begin(); it != acc.end(); ++it) mix[it.key()] = n > 0 ? it->get<double>() / n : 0.0;
+    g["access_mix"] = std::move(mix);
+  }
+  if (d.contains("sm_total") && d["sm_total"].contains("l1d")) {
+    const json& l1 = d["sm_total"]["l1d"];
+    double a = num(l1, "accesses"), m = num(l1, "misses");
+    if (a >= 0 && m >= 0) g["l1d_miss_rate"] = a > 0 ? m / a : 0.0;
+  }
+  if (d.contains("energy") && d["energy"].contains("rf"))
+    for (const char* k : {"dynamic_nj", "leakage_nj", "total_nj"})
+      if (d["energy"]["rf"].contains(k)) g["rf_energy"][k] = d["energy"]["rf"][k];
+}
+
 void derive_ratios(json& d) {
   if (!d.is_object()) return;
+  if (d.contains("grguard") && d["grguard"].is_object()) derive_grguard(d);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
   if (d.contains("sms") && d["sms"].is_array())
     for (auto& s : d["sms"]) derive_sm(s);

@@ -77,6 +77,9 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     regs_.set_faults(chip_->faults() ? &chip_->rf_faults(id_) : nullptr, cfg.get(reliability::kRfSecded));
   }
   // ---- end RF faults ----
+  // GR-Guard and the RF energy account: last, after the fault map exists.
+  rf_energy_ = std::make_unique<power::RfEnergyModel>(cfg, rf_.entry_bits(), rf_faults()->vdd());
+  if (cfg.get(kGrGuardEnable)) gr_ = std::make_unique<GrGuard>(*this, cfg);
 }
 
 Core::~Core() = default;
@@ -106,6 +109,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   st_.rf_conflicts.assign(rf_.banks(), 0);
   st_.rf_write_conflicts.assign(rf_.banks(), 0);
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
+  if (gr_) gr_->begin_launch();
   finished_ = 0;
   started_ = false;
 }
@@ -357,6 +361,17 @@ config::json Core::stats() const {
     r["corrupting_writes"] = regs_.fault_counts().corrupting;
   }
   // ---- end RF faults ----
+  // RF energy (always, so that runs with and without GR-Guard compare) and
+  // GR-Guard, which counts the entries its redirected accesses touch.
+  power::RfActivity a;
+  if (gr_) {
+    gr_->add_activity(a);
+  } else {
+    for (uint64_t n : st_.rf_reads) a.read_entries += n;
+    for (uint64_t n : st_.rf_writes) a.write_entries += n;
+  }
+  j["energy"] = rf_energy_->stats(a, gr_ != nullptr);
+  if (gr_) j["grguard"] = gr_->stats();
   return j;
 }
 

@@ -28,7 +28,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "power/rf_energy.h"
 #include "reliability/chip.h"
+#include "sm/grguard.h"
 #include "sm/keys.h"
 #include "sm/l1d.h"
 #include "sm/regfile.h"
@@ -52,6 +54,7 @@ struct StaticOp {
   // registers: the allocator reuses one for several virtual registers, and
   // a dead load result must not land after a newer value of the same entry.
   std::vector<uint16_t> rd_phys, rd_slot, wr_phys, wr_slot, sb_phys, sb_slot;
+  uint32_t rd_dead = 0;        // GR-Guard: bit i = rd_phys[i] carries a dead bit (sm/grguard.h)
 };
 
 // One warp instruction in flight.
@@ -74,6 +77,7 @@ struct Inst {
   uint64_t busy_until = 0;     // non-global part occupies the unit until then
   uint16_t pending = 0;        // line responses outstanding
   bool left_unit = false;      // all lines sent / looked up
+  GrInst gr;                   // GR-Guard (sm/grguard.h)
 };
 
 struct WarpSlot {
@@ -229,6 +233,12 @@ class Core final : public SmCore {
   Activity act_;
   Stall last_stall_ = kIdle;
   uint64_t scratch_[func::kWarpSize];
+
+  // ---- GR-Guard and RF energy (sm/grguard.h, power/rf_energy.h) ----
+  friend class GrGuard;
+  std::unique_ptr<GrGuard> gr_;        // null when grguard.enable is false
+  std::unique_ptr<power::RfEnergyModel> rf_energy_;
+  // ---- end GR-Guard ----
 
   // stats (per launch)
   struct Stats {

@@ -40,6 +40,7 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
   };
   split(uses, o.rd_phys, o.rd_slot);
   split(defs, o.wr_phys, o.wr_slot);
+  o.rd_dead = dead_reads(fn, in, o.rd_phys);
   o.sb_phys = o.rd_phys;
   o.sb_phys.insert(o.sb_phys.end(), o.wr_phys.begin(), o.wr_phys.end());
   dedupe(o.sb_phys);
@@ -266,6 +267,7 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
   in->ldst_started = false;
   in->pending = 0;
   in->left_unit = false;
+  in->gr = GrInst{};
   ++s.inflight;
   ++inflight_total_;
   if (--s.ib == 0) fetch_scan_ = true;
@@ -316,6 +318,7 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
 void Core::operand_read() {
   if (oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_) return;
   std::fill(group_read_.begin(), group_read_.end(), 0);
+  if (gr_) gr_->claim_read_ports(group_read_);
   unsigned span = rf_.span();
   for (int k = 0; k < 3; ++k)
     for (Inst* in : oc_[k]) {
@@ -335,6 +338,7 @@ void Core::operand_read() {
           ++st_.rf_reads[g * span + b];
           ++act_.rf_reads[g * span + b];
         }
+        if (gr_) gr_->granted(in, i);
       }
       // Registers read twice by one instruction (same group) were counted as
       // a conflict above: an instruction's reads of one bank serialise too.
@@ -348,7 +352,7 @@ void Core::dispatch() {
   for (int k = 0; k < 3; ++k)
     for (auto& slot : oc_[k]) {
       Inst* in = slot;
-      if (!in || in->reads_left) continue;
+      if (!in || in->reads_left || (gr_ && gr_->holds(in))) continue;
       WarpSlot& s = warps_[in->ws];
       if (in->seq != s.dispatch_seq) continue;
       const StaticOp& op = *in->op;
@@ -384,6 +388,7 @@ void Core::dispatch() {
 // ---- writeback: one write per bank group per cycle, oldest result first --------
 
 void Core::writeback() {
+  if (gr_) return gr_->writeback();  // the patching unit sits in this stage
   if (wb_.empty()) return;
   std::fill(group_write_.begin(), group_write_.end(), 0);
   unsigned span = rf_.span();

@@ -41,8 +41,10 @@ void L1D::fill(uint64_t line, const uint8_t* data) {
   Line* l = find(line);
   if (!l) {
     Line* set = &lines_[size_t(n % sets_) * ways_];
+    const unsigned ways = reserved_ ? ways_ - 1 : ways_;
+    if (ways == 0) return;  // a 1-way L1 has no cache way left while GR-Guard spills
     l = &set[0];
-    for (unsigned w = 0; w < ways_; ++w) {
+    for (unsigned w = 0; w < ways; ++w) {
       if (!set[w].valid) { l = &set[w]; break; }
       if (set[w].lru < l->lru) l = &set[w];
     }
@@ -51,6 +53,12 @@ void L1D::fill(uint64_t line, const uint8_t* data) {
   l->tag = n;
   l->lru = ++tick_;
   std::memcpy(data_.data() + size_t(l - lines_.data()) * kLineBytes, data, kLineBytes);
+}
+
+void L1D::reserve_last_way(bool reserved) {
+  if (reserved && !reserved_)
+    for (unsigned s = 0; s < sets_; ++s) lines_[size_t(s) * ways_ + ways_ - 1].valid = false;
+  reserved_ = reserved;
 }
 
 int L1D::mergeable(uint64_t line) const {

@@ -45,6 +45,13 @@ class L1D {
   unsigned sets() const { return sets_; }
   unsigned ways() const { return ways_; }
 
+  // GR-Guard's spill way (sm/grguard.h): while reserved, way ways()-1 of
+  // every set holds spilled register entries, not cache lines. Reserving it
+  // invalidates its lines (write-evict and no-write-allocate: every line is
+  // clean, so nothing is lost) and fills skip it until it is released.
+  void reserve_last_way(bool reserved);
+  bool last_way_reserved() const { return reserved_; }
+
  private:
   struct Line { uint64_t tag = 0; uint64_t lru = 0; bool valid = false; };
   Line* find(uint64_t line);
@@ -54,6 +61,7 @@ class L1D {
   std::vector<uint8_t> data_;     // sets * ways * kLineBytes
   std::vector<Mshr> mshrs_;
   unsigned busy_ = 0;
+  bool reserved_ = false;
 };
 
 }  // namespace relgpu::sm

@@ -1,0 +1,162 @@
+#include "sm/grguard.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/error.h"
+#include "ptx/analysis.h"
+#include "reliability/keys.h"
+#include "reliability/rf_faults.h"
+#include "sm/core.h"
+
+namespace relgpu::sm {
+
+using blocks::mask;
+
+uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::vector<uint16_t>& rd_phys) {
+  std::vector<int32_t> uses;
+  ptx::instr_uses(in, uses);
+  uint32_t bits = 0;
+  // Two dead bits per instruction (§6.3.1): the first two source operands.
+  for (size_t k = 0; k < 2 && k < uses.size(); ++k) {
+    int32_t v = uses[k];
+    if (!(in.info.dead_mask >> k & 1) || v < 0 || size_t(v) >= fn.phys_reg.size() || fn.phys_reg[size_t(v)] < 0 ||
+        fn.regs[size_t(v)].type == ptx::Type::pred)
+      continue;
+    unsigned width = ptx::type_bits(fn.regs[size_t(v)].type) > 32 ? 2 : 1;  // as SmRegs
+    for (unsigned w = 0; w < width; ++w) {
+      auto it = std::find(rd_phys.begin(), rd_phys.end(), uint16_t(fn.phys_reg[size_t(v)] + int(w)));
+      if (it != rd_phys.end() && it - rd_phys.begin() < 32) bits |= 1u << (it - rd_phys.begin());
+    }
+  }
+  return bits;
+}
+
+GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
+  RegisterFile& rf = c_.rf_;
+  p_.banks = rf.banks();
+  p_.rows = rf.entries();
+  p_.group_banks = rf.span();
+  p_.l1_lines = c_.l1_.sets();  // one L1D way: one line per set
+  try {
+    p_.check();
+  } catch (const InputError& e) {
+    throw InputError("grguard.enable: rf.num_banks=" + std::to_string(p_.banks) + ", rf.entries_per_bank=" +
+                     std::to_string(p_.rows) + ", rf.entry_bits=" + std::to_string(rf.entry_bits()) +
+                     " and l1d.sets=" + std::to_string(p_.l1_lines) + " do not fit the patching unit: " + e.what());
+  }
+  span_ = rf.span();
+  groups_ = rf.groups();
+  tgt_w_ = p_.tgt_w();
+  row_w_ = p_.row_w();
+  stall_limit_ = uint64_t(cfg.get(kGrGuardStallLimit));
+  vdd_ = c_.rf_faults()->vdd();
+  rate_ = cfg.get(reliability::kRfCellFailureRate);
+  rd_.assign(groups_, Port{});
+  wr_.assign(groups_, Port{});
+  place_.assign(p_.num_wrg(), Place{});
+  patched_.assign(p_.num_wrg(), 0);
+  pu_ = blocks::make<blocks::PatchingUnitBlock>(p_, blocks::Site{c_.id_, &cfg});
+  load_faulty_map();
+  c_.regs_.set_placement([this](unsigned g, unsigned row, unsigned e) -> EntryLoc {
+    const Place& pl = place_[size_t(g) * p_.rows + urow(row)];
+    if (!pl.kind || !(pl.mask >> e & 1)) return EntryLoc{int32_t(g * span_ + e), int32_t(row)};
+    if (pl.kind == 3) return EntryLoc{};  // in the L1D spill way: no RF cell faults
+    return EntryLoc{int32_t(pl.tgt / p_.rows * span_ + e), int32_t(urow(pl.tgt % p_.rows))};
+  });
+}
+
+GrGuard::~GrGuard() = default;
+
+// The post-fabrication test result at the chosen Vdd goes into the Faulty map
+// through the fm_* port, one WRG per cycle, when the SM is built (before the
+// first kernel; these cycles are not part of any launch's run time).
+void GrGuard::load_faulty_map() {
+  const reliability::RfFaults* f = c_.rf_faults();
+  faulty_.assign(p_.num_wrg(), 0);
+  blocks::PatchingUnitIn in{};
+  in.fm_we_i = true;
+  for (uint32_t w = 0; w < p_.num_wrg(); ++w) {
+    unsigned g = w / p_.rows, row = urow(w % p_.rows);
+    for (unsigned i = 0; i < span_; ++i)
+      if (f->faulty(g * span_ + i, row)) faulty_[w] |= 1u << i;
+    in.fm_wrg_i = w;
+    in.fm_data_i = faulty_[w];
+    pu_->cycle(in);
+  }
+}
+
+void GrGuard::begin_launch() {
+  blocks::PatchingUnitIn in{};
+  in.kernel_start_i = true;
+  pu_->cycle(in);
+  std::fill(place_.begin(), place_.end(), Place{});
+  std::fill(patched_.begin(), patched_.end(), 0);
+  std::fill(rd_.begin(), rd_.end(), Port{});
+  std::fill(wr_.begin(), wr_.end(), Port{});
+  spillq_.clear();
+  claim_rd_ = claim_wr_ = 0;
+  spill_on_ = false;
+  c_.l1_.reserve_last_way(false);
+  st_ = Stats{};
+}
+
+// Lanes that hold a live thread: an instruction whose active mask is all of
+// them is non-divergent (exited lanes and lanes without a thread never read
+// their registers again, so writing all the others overwrites everything).
+uint32_t GrGuard::full_mask(const Inst* in) const {
+  const func::Warp* w = c_.warps_[in->ws].w;
+  return w ? w->valid & ~w->exited : 0;
+}
+
+// The paper's access mix: normal; normal-patch = a faulty WRG served by its
+// patch (only its faulty entries move); patch-occupied = the WRG is itself
+// a patch, so all of it moved ("whole"); spill.
+unsigned GrGuard::mix(unsigned kind, uint32_t m, uint32_t wrg) const {
+  if (kind == 0) return kNormal;
+  if (kind == 3) return kSpill;
+  return m == faulty_[wrg] ? kNormalPatch : kPatchOccupied;
+}
+
+void GrGuard::claim_read_ports(std::vector<uint8_t>& used) {
+  for (uint64_t m = claim_rd_; m; m &= m - 1) used[unsigned(__builtin_ctzll(m))] = 1;
+  claim_rd_ = 0;
+}
+
+void GrGuard::granted(Inst* in, unsigned slot) {
+  if (in->gr.patch_reads >> slot & 1) {
+    // A kind-2 re-read: the arbitrator granted the patch WRG's whole group.
+    st_.patch_rd_entries += span_;
+    return;
+  }
+  Port& p = rd_[in->read_group[slot]];
+  p.in = in;
+  p.slot = uint8_t(slot);
+  p.row = urow(c_.regs_.row_of(in->ws, in->pbase + in->op->rd_phys[slot]));
+  p.dead = in->op->rd_dead >> slot & 1;
+  p.div = in->f.active != full_mask(in);
+}
+
+bool GrGuard::holds(const Inst* in) const { return in->gr.spill_reads || in->gr.hold > c_.now_; }
+
+// The L1 port belongs to the LD/ST unit first (our choice): a spill access
+// waits for a cycle in which the unit's front instruction has no line to
+// look up.
+bool GrGuard::l1_port_free() const {
+  if (c_.ldq_.empty()) return true;
+  const Inst* f = c_.ldq_.front();
+  return f->ldst_started && f->next_line >= f->nlines;
+}
+
+void GrGuard::count_patch(bool write, unsigned grp, uint32_t m) {
+  auto& per_bank = write ? c_.st_.rf_writes : c_.st_.rf_reads;
+  auto& act = write ? c_.act_.rf_writes : c_.act_.rf_reads;
+  for (; m; m &= m - 1) {
+    unsigned b = grp * span_ + unsigned(__builtin_ctz(m));
+    ++per_bank[b];
+    ++act[b];
+    ++(write ? st_.patch_wr_entries : st_.patch_rd_entries);
+  }
+}
+
+}  // namespace relgpu::sm
