@@ -113,8 +113,8 @@ int cmd_regress(Args& a) {
   } catch (const std::regex_error& e) {
     throw InputError("regress: --filter '" + filter + "': bad regular expression: " + e.what());
   }
-  for (auto& r : suite.runs)
-    if (filter.empty() || std::regex_search(r.name, re)) selected.push_back(r.index);
+  for (size_t i = 0; i < suite.runs.size(); ++i)
+    if (filter.empty() || std::regex_search(suite.runs[i].name, re)) selected.push_back(i);
   if (selected.empty())
     throw InputError(suite_path + ": " + (suite.runs.empty() ? "the suite has no runs" : "no run matches --filter '" + filter + "'"));
 

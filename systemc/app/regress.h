@@ -36,7 +36,8 @@ struct Expect {
 };
 
 struct Run {
-  size_t index = 0;                  // position in "runs"
+  size_t index = 0;                  // its item in the suite's "runs"
+  bool swept = false;                // one of the runs a "sweep" expands to
   std::string name, workload, size;
   std::string config;                // absolute path, or empty for the built-in defaults
   std::string mode;                  // empty: the binary's default mode

@@ -225,7 +225,7 @@ std::vector<Result> execute(const Suite& s, const std::vector<size_t>& selected,
     c.k = k;
     c.t0 = Clock::now();
     c.limit_s = o.timeout_s.value_or(r.timeout_s);
-    std::string base = (fs::path(dir) / safe_name(r.index, r.name)).string();
+    std::string base = (fs::path(dir) / safe_name(selected[k], r.name)).string();
     c.stats = base + ".stats.json";
     c.log = base + ".log";
     std::remove(c.stats.c_str());  // a kept directory may hold an old one

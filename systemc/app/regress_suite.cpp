@@ -186,12 +186,13 @@ class Reader {
     base.timeout_s = kDefaultTimeoutS;
     if (defaults) read_defaults(*defaults, base);
 
-    for (size_t i = 0; i < runs->items.size(); ++i) s.runs.push_back(read_run(runs->items[i], i, base));
+    for (size_t i = 0; i < runs->items.size(); ++i)
+      for (Run& r : read_runs(runs->items[i], i, base)) s.runs.push_back(std::move(r));
     for (size_t i = 0; i < s.runs.size(); ++i)
       for (size_t j = 0; j < i; ++j)
         if (s.runs[i].name == s.runs[j].name)
-          fail(runs->items[i].begin, "runs[" + std::to_string(i) + "]",
-               "duplicate run name '" + s.runs[i].name + "' (also runs[" + std::to_string(j) +
+          fail(runs->items[s.runs[i].index].begin, "runs[" + std::to_string(s.runs[i].index) + "]",
+               "duplicate run name '" + s.runs[i].name + "' (also runs[" + std::to_string(s.runs[j].index) +
                    "]); give one of them a \"name\"");
     return s;
   }
@@ -383,11 +384,12 @@ class Reader {
       else if (m.key == "seed") r.seed = seed(m.value, mp), own_seed = true;
       else if (m.key == "set") set(m.value, mp, r.set);
       else if (m.key == "timeout_s") r.timeout_s = positive(m.value, mp, false);
+      else if (m.key == "sweep") continue;  // read_runs expands it
       else if (m.key == "expect") {
         if (m.value.kind != '{') fail(m.value.begin, mp, "expected an object: stats key -> expected value");
         for (auto& e : m.value.members)
           if (!comment(e.key)) r.expect.push_back(expect(e, mp + "." + e.key));
-      } else unknown(m, p, {"name", "workload", "size", "config", "mode", "seed", "set", "timeout_s", "expect"});
+      } else unknown(m, p, {"name", "workload", "size", "config", "mode", "seed", "set", "timeout_s", "sweep", "expect"});
     }
     if (!own_seed) r.seed = base.seed;
     if (r.workload.empty()) fail(n.begin, p, "missing \"workload\"");
@@ -406,6 +408,78 @@ class Reader {
       r.expect.push_back(e);
     }
     return r;
+  }
+
+  // A run with "sweep": {"workload": [...], "seed": [...], "size": [...], "CONFIG.KEY": [...]} stands
+  // for the cross product of the listed values (in file order, the last key varying fastest). Each
+  // expanded run is named after the run plus "/key=value" per swept key (the workload's own name
+  // part when the workload is swept). Its expectations apply to every expanded run.
+  std::vector<Run> read_runs(const Node& n, size_t i, const Run& base) {
+    const Node* sw = n.kind == '{' ? n.get("sweep") : nullptr;
+    if (!sw) return {read_run(n, i, base)};
+    std::string p = "runs[" + std::to_string(i) + "].sweep";
+    if (sw->kind != '{') fail(sw->begin, p, "expected an object: key -> array of values");
+    struct Axis { std::string key; std::vector<const Node*> values; };
+    std::vector<Axis> axes;
+    for (auto& m : sw->members) {
+      if (comment(m.key)) continue;
+      if (m.value.kind != '[' || m.value.items.empty())
+        fail(m.value.begin, p + "." + m.key, "expected a non-empty array of values");
+      Axis a{m.key, {}};
+      for (auto& v : m.value.items) a.values.push_back(&v);
+      axes.push_back(std::move(a));
+    }
+    if (axes.empty()) fail(sw->begin, p, "an empty sweep; list at least one key");
+    bool has_workload = n.get("workload") != nullptr;
+    const Node* named = n.get("name");  // then the swept workload joins the suffix
+    std::vector<Run> out;
+    std::vector<size_t> at(axes.size(), 0);
+    for (;;) {
+      Run r = base;
+      std::string suffix;
+      std::vector<std::pair<std::string, json>> extra;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const Node& v = *axes[k].values[at[k]];
+        const std::string& key = axes[k].key;
+        std::string kp = p + "." + key + "[" + std::to_string(at[k]) + "]";
+        json jv = value(v);
+        std::string shown = jv.is_string() ? jv.get<std::string>() : jv.dump();
+        if (key == "workload") {
+          if (has_workload) fail(v.begin, kp, "the run gives \"workload\" too; sweep it or set it, not both");
+          r.workload = as_string(v, kp);
+          if (!wl::find(r.workload))
+            fail(v.begin, kp, "unknown workload '" + r.workload + "'; `relgpu list` shows the workloads");
+          if (named) suffix += "/" + r.workload;
+          continue;
+        }
+        if (key == "seed") r.seed = seed(v, kp);
+        else if (key == "size") r.size = size(v, kp);
+        else {
+          config::Config scratch;
+          scratch.set_value(key, jv, file_ + ":" + std::to_string(Scanner::line_of(text_, v.begin)) + ": " + kp);
+          extra.emplace_back(key, jv);
+        }
+        suffix += "/" + key + "=" + shown;
+      }
+      Run one = read_run(n, i, r);
+      if (!has_workload) one.workload = r.workload;
+      if (one.workload.empty()) fail(n.begin, "runs[" + std::to_string(i) + "]", "missing \"workload\"");
+      for (auto& kv : extra) {
+        auto it = std::find_if(one.set.begin(), one.set.end(), [&](auto& x) { return x.first == kv.first; });
+        if (it != one.set.end()) it->second = kv.second;
+        else one.set.push_back(kv);
+      }
+      for (size_t k = 0; k < axes.size(); ++k)
+        if (axes[k].key == "seed") one.seed = r.seed;
+        else if (axes[k].key == "size") one.size = r.size;
+      one.name = (named ? as_string(*named, "name") : one.workload + "/" + one.size) + suffix;
+      one.swept = true;
+      out.push_back(std::move(one));
+      size_t k = axes.size();
+      while (k > 0 && ++at[k - 1] == axes[k - 1].values.size()) at[--k] = 0;
+      if (k == 0) break;
+    }
+    return out;
   }
 
   const std::string& text_;
@@ -688,6 +762,10 @@ GoldenUpdate update_golden(const Suite& s, const std::vector<Outcome>& outcomes)
     if (oc != r.expect.end() && (!got_oc || *got_oc != oc->value)) {
       u.skipped.push_back(r.name + ": output check " + (got_oc ? got_oc->dump() : "missing") + ", expected " +
                           oc->value.dump() + "; expectations kept");
+      continue;
+    }
+    if (r.swept) {
+      u.skipped.push_back(r.name + ": a swept run holds no golden values (bounds only); kept");
       continue;
     }
     if (!runs || runs->kind != '[' || r.index >= runs->items.size()) continue;

@@ -133,6 +133,40 @@ TEST(RegressSuite, ErrorsNameFileLineAndKey) {
   EXPECT_TRUE(has(parse_error("[1]"), {"suites/s.json:1:", "JSON object"}));
 }
 
+TEST(RegressSuite, SweepExpandsTheCrossProduct) {
+  Suite s = parse(R"({"defaults": {"size": "small"}, "runs": [
+    {"name": "gg", "sweep": {"workload": ["bfs", "nw"], "func.max_warp_insn": [1000, 2000], "seed": [1, 2]},
+     "set": {"func.stack_bytes": 4096}, "expect": {"gpu_sim_cycle": {"min": 1}}},
+    {"workload": "scan"}]})");
+  ASSERT_EQ(s.runs.size(), 9u);
+  EXPECT_EQ(s.runs[0].name, "gg/bfs/func.max_warp_insn=1000/seed=1");
+  EXPECT_EQ(s.runs[0].workload, "bfs");
+  EXPECT_EQ(s.runs[1].name, "gg/bfs/func.max_warp_insn=1000/seed=2");
+  EXPECT_EQ(*s.runs[1].seed, 2u);
+  EXPECT_EQ(s.runs[4].workload, "nw");
+  EXPECT_EQ(s.runs[7].name, "gg/nw/func.max_warp_insn=2000/seed=2");
+  EXPECT_TRUE(s.runs[7].swept);
+  EXPECT_EQ(s.runs[7].index, 0u);
+  EXPECT_EQ(s.runs[8].index, 1u);
+  EXPECT_FALSE(s.runs[8].swept);
+  std::vector<std::string> args = s.runs[3].args();
+  std::string joined;
+  for (auto& a : args) joined += a + " ";
+  EXPECT_NE(joined.find("--set func.stack_bytes=4096"), std::string::npos) << joined;
+  EXPECT_NE(joined.find("--set func.max_warp_insn=2000"), std::string::npos) << joined;
+  EXPECT_EQ(find_expect(s.runs[5], "gpu_sim_cycle").min, 1.0);
+  // Unnamed: the workload/size name plus the swept keys.
+  Suite u = parse(R"({"runs": [{"workload": "bfs", "sweep": {"size": ["small", "default"]}}]})");
+  EXPECT_EQ(u.runs[1].name, "bfs/default/size=default");
+  EXPECT_EQ(u.runs[1].size, "default");
+  EXPECT_NE(parse_error(R"({"runs": [{"workload": "bfs", "sweep": {"func.max_warp_insnn": [1]}}]})")
+                .find("unknown config key 'func.max_warp_insnn'"), std::string::npos);
+  EXPECT_NE(parse_error(R"({"runs": [{"workload": "bfs", "sweep": {"seed": []}}]})").find("runs[0].sweep.seed"),
+            std::string::npos);
+  EXPECT_NE(parse_error(R"({"runs": [{"workload": "bfs", "sweep": {"workload": ["nw"]}}]})").find("not both"),
+            std::string::npos);
+}
+
 TEST(RegressSuite, RootIsFoundFromTheSuiteFile) {
   const char* src = std::getenv("RELGPU_SOURCE_DIR");
   if (!src) GTEST_SKIP() << "RELGPU_SOURCE_DIR not set";
