@@ -45,7 +45,10 @@ void Gpu::begin(const func::LaunchCtx& ctx, runtime::Dim3 grid, const sm::CtaSha
   finished_ = false;
   error_ = nullptr;
   icnt_->reset_stats();
-  for (auto& p : parts_) p->reset_stats();
+  for (auto& p : parts_) {
+    p->begin_kernel();  // LoSCache: per-kernel counts
+    p->reset_stats();
+  }
   start_pending_ = true;
   start_ev_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -148,18 +151,25 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
       d[k] = std::move(total[k]);
       total.erase(k);
     }
+  json los_sm = total.contains("loscache") ? std::move(total["loscache"]) : json();  // LoSCache
+  total.erase("loscache");
   d["sm_total"] = std::move(total);
   d["sms"] = std::move(sms);
-  json parts = json::array(), l2 = json::object(), dram = json::object();
+  json parts = json::array(), l2 = json::object(), dram = json::object(), l2e = json::object(), los_l2;
   for (auto& p : parts_) {
     json j = p->stats();
     add_json(l2, j["l2"]);
     add_json(dram, j["dram"]);
+    add_json(l2e, j["l2_energy"]);
+    if (j.contains("loscache")) add_json(los_l2, j["loscache"]);
     parts.push_back(std::move(j));
   }
   d["l2"] = std::move(l2);
   d["dram"] = std::move(dram);
+  d["l2_energy"] = std::move(l2e);  // power/l2_energy.h
   d["icnt"] = icnt_->stats();
+  // LoSCache (mem/loscache.h, sm/loscache_unit.h): both sides and the query traffic.
+  if (!los_l2.is_null()) d["loscache"] = {{"sm", std::move(los_sm)}, {"l2", std::move(los_l2)}, {"icnt", icnt_->query_stats()}};
   d["partitions"] = std::move(parts);
   return d;
 }

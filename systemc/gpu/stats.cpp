@@ -1,5 +1,8 @@
 #include "gpu/stats.h"
 
+#include "mem/loscache.h"
+#include "power/l2_energy.h"
+
 namespace relgpu::gpu {
 
 using config::json;
@@ -105,6 +108,13 @@ static void derive_grguard(json& d) {
 
 void derive_ratios(json& d) {
   if (!d.is_object()) return;
+  // ---- L2 energy and LoSCache (power/l2_energy.h, mem/loscache.h) ----
+  if (d.contains("l2_energy")) power::derive_l2_energy(d["l2_energy"]);
+  if (d.contains("loscache")) {
+    mem::derive_loscache(d["loscache"]);
+    if (d.contains("l2_energy")) d["loscache"]["l2_energy"] = d["l2_energy"];
+  }
+  // ---- end L2 energy and LoSCache ----
   if (d.contains("grguard") && d["grguard"].is_object()) derive_grguard(d);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
   if (d.contains("sms") && d["sms"].is_array())

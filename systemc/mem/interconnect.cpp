@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mem/loscache.h"
 #include "mem/request.h"
 
 namespace relgpu::mem {
@@ -19,7 +20,8 @@ Interconnect::Interconnect(sc_core::sc_module_name name, const config::Config& c
       lat_(unsigned(cfg.get(kIcntLatency))),
       flit_(unsigned(cfg.get(kIcntFlitBytes))),
       depth_(unsigned(cfg.get(kIcntQueueDepth))),
-      header_(unsigned(cfg.get(kIcntHeaderBytes))) {
+      header_(unsigned(cfg.get(kIcntHeaderBytes))),
+      count_queries_(cfg.get(kLoscacheEnable)) {
   if (nsm_ == 0) throw InputError("the interconnect needs at least one SM port");
   sm_side.register_nb_transport_fw(this, &Interconnect::fw);
   mem_side.register_nb_transport_bw(this, &Interconnect::bw);
@@ -215,6 +217,10 @@ void Interconnect::step(Net& n) {
     ++si.packets, ++so.packets;
     si.flits += p.flits, so.flits += p.flits;
     si.bytes += p.bytes, so.bytes += p.bytes;
+    if (count_queries_) {
+      const MemExt* e = p.gp->get_extension<MemExt>();
+      if (e && e->kind == Kind::query) ++n.query.packets, n.query.flits += p.flits, n.query.bytes += p.bytes;
+    }
     in.q.pop_front();
     if (in.has_pending) {
       Packet q = in.pending;
@@ -254,6 +260,7 @@ void Interconnect::reset_stats() {
   for (Net* n : {&req_, &resp_}) {
     for (PortStats& s : n->in_stats) s = {};
     for (PortStats& s : n->out_stats) s = {};
+    n->query = {};
   }
 }
 
@@ -274,6 +281,21 @@ config::json Interconnect::stats() const {
     resp.bytes += resp_.in_stats[j].bytes;
   }
   return {{"request", js(req)}, {"response", js(resp)}, {"sm", sms}, {"partition", parts}};
+}
+
+}  // namespace relgpu::mem
+
+namespace relgpu::mem {
+
+config::json Interconnect::query_stats() const {
+  uint64_t packets = 0, bytes = 0;
+  for (const Net* n : {&req_, &resp_})
+    for (const PortStats& p : n->in_stats) packets += p.packets, bytes += p.bytes;
+  return {{"query_packets", req_.query.packets + resp_.query.packets},
+          {"query_flits", req_.query.flits + resp_.query.flits},
+          {"query_bytes", req_.query.bytes + resp_.query.bytes},
+          {"total_packets", packets},
+          {"total_bytes", bytes}};
 }
 
 }  // namespace relgpu::mem

@@ -19,7 +19,9 @@
 // Packet sizes: header (icnt.header_bytes) + payload; F = ceil(size / flit):
 //   read request: header; write: header + enabled bytes; atomic request:
 //   header + operand bytes (2 operands for cas); read response: header +
-//   128; write ack: header; atomic response: header + old values.
+//   128; write ack: header; atomic response: header + old values; LoSCache
+//   count query and its answer: header alone (the 6-bit count rides in the
+//   answer's header; our choice).
 // Routing: AddressMap::partition(address) (address_map.h); responses go back
 // to the SM port the request came in on (RouteExt on the payload).
 #pragma once
@@ -72,6 +74,9 @@ class Interconnect : public sc_core::sc_module {
 
   bool idle() const;
   config::json stats() const;
+  // LoSCache count-query traffic (both networks) beside all traffic:
+  // {query_packets, query_flits, query_bytes, total_packets, total_bytes}.
+  config::json query_stats() const;
   void reset_stats();
   const AddressMap& map() const { return map_; }
   const ClockDomain& clock() const { return clk_; }
@@ -106,6 +111,7 @@ class Interconnect : public sc_core::sc_module {
     std::vector<In> in;
     std::vector<Out> out;
     std::vector<PortStats> in_stats, out_stats;
+    PortStats query;  // LoSCache count queries and their answers
     std::vector<std::pair<uint32_t, tlm::tlm_generic_payload*>> released;
     unsigned rr = 0;
     sc_core::sc_event ev;
@@ -128,6 +134,7 @@ class Interconnect : public sc_core::sc_module {
   AddressMap map_;
   ClockDomain clk_;
   unsigned lat_, flit_, depth_, header_;
+  bool count_queries_ = false;  // loscache.enable
   Net req_, resp_;
 };
 

@@ -56,25 +56,56 @@ int L2Cache::lookup(uint64_t addr) const {
 
 int L2Cache::victim(uint64_t addr) const {
   size_t base = size_t(set_of(addr)) * ways_;
-  int best = -1;
+  int best = -1, gated = -1;
   for (unsigned w = 0; w < ways_; ++w) {
     const Line& l = lines_[base + w];
     if (l.st == State::invalid) return int(base + w);
+    if (l.st == State::gated && (gated < 0 || l.lru < lines_[gated].lru)) gated = int(base + w);
     if (l.st == State::valid && (best < 0 || l.lru < lines_[best].lru)) best = int(base + w);
   }
-  return best;
+  return gated >= 0 ? gated : best;
 }
 
 bool L2Cache::replace(int i, uint64_t addr, State st) {
   Line& l = lines_[i];
   bool wb = l.st == State::valid && l.dirty;
   if (wb) store_line(gmem_, l.addr, data(i));
+  powered_ += unsigned(powered(st)) - unsigned(powered(l.st));
   l.addr = addr;
   l.st = st;
   l.dirty = false;
   l.mshr = -1;
+  l.count = 0;
+  l.gate_pending = false;
   touch(i);
   return wb;
+}
+
+bool L2Cache::gate(int i) {
+  Line& l = lines_[i];
+  bool wb = l.dirty;
+  if (wb) store_line(gmem_, l.addr, data(i));
+  if (powered(l.st)) --powered_;
+  l.st = State::gated;
+  l.dirty = false;
+  l.gate_pending = false;
+  return wb;
+}
+
+void L2Cache::wake(int i) {
+  Line& l = lines_[i];
+  if (!powered(l.st)) ++powered_;
+  l.st = State::reserved;
+  l.dirty = false;
+  touch(i);
+}
+
+void L2Cache::new_kernel() {
+  for (Line& l : lines_) {
+    l.count = 0;
+    l.gate_pending = false;
+    if (l.st == State::gated) l.st = State::invalid;
+  }
 }
 
 static bool overlaps(uint64_t line, uint64_t addr, uint64_t n) {
@@ -98,8 +129,9 @@ unsigned L2Cache::invalidate(uint64_t addr, uint64_t n) {
   if (n == 0) return 0;
   for (size_t i = 0; i < lines_.size(); ++i) {
     Line& l = lines_[i];
-    if (l.st != State::valid || !overlaps(l.addr, addr, n)) continue;
+    if ((l.st != State::valid && l.st != State::gated) || !overlaps(l.addr, addr, n)) continue;
     if (l.dirty) store_line(gmem_, l.addr, data(int(i)), addr, addr + n);
+    if (powered(l.st)) --powered_;
     l.st = State::invalid;
     l.dirty = false;
     ++count;

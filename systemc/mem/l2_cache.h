@@ -30,21 +30,28 @@ void store_line(func::GlobalMemory& g, uint64_t addr, const uint8_t* buf, uint64
 
 class L2Cache {
  public:
-  enum class State : uint8_t { invalid, valid, reserved };  // reserved: fetch in flight
+  // reserved: fetch in flight. gated (LoSCache only, mem/loscache.h): the
+  // data array of the line is powered off, its tag (and count) kept.
+  enum class State : uint8_t { invalid, valid, reserved, gated };
   struct Line {
     uint64_t addr = 0;   // global line address
     uint64_t lru = 0;    // last-use stamp
     State st = State::invalid;
     bool dirty = false;
     int32_t mshr = -1;   // while reserved
+    uint8_t count = 0;   // LoSCache access count (0 after eviction)
+    bool gate_pending = false;  // LoSCache: gate once the fill has served its requests
   };
+  // Whether a line's data array is powered under LoSCache (invalid and gated
+  // lines are off; without LoSCache every line is powered).
+  static bool powered(State s) { return s == State::valid || s == State::reserved; }
 
   L2Cache(const config::Config& cfg, const AddressMap& map, func::GlobalMemory& gmem);
 
   // Index of the line holding addr (valid or reserved), or -1.
   int lookup(uint64_t addr) const;
-  // Way to replace for addr: an invalid way, else the LRU valid one; -1 if
-  // every way of the set is reserved.
+  // Way to replace for addr: an invalid way, else the LRU gated one, else the
+  // LRU valid one; -1 if every way of the set is reserved.
   int victim(uint64_t addr) const;
   void touch(int i) { lines_[i].lru = ++stamp_; }
   Line& line(int i) { return lines_[i]; }
@@ -55,12 +62,24 @@ class L2Cache {
   bool replace(int i, uint64_t addr, State st);
   // Loads line i's data from DRAM contents.
   void fill(int i) { load_line(gmem_, lines_[i].addr, data(i)); }
+  // LoSCache: writes line i back if dirty (returns whether it was), then
+  // powers its data off, keeping the tag and count.
+  bool gate(int i);
+  // LoSCache: a gated line i is powered again and refetched (state reserved).
+  void wake(int i);
+  // Lines whose data array is powered (valid or reserved).
+  unsigned powered_lines() const { return powered_; }
+  // LoSCache at a kernel launch: counts to 0, gated lines drop their tags.
+  void new_kernel();
+  // DRAM contents of a line, for requests served without allocating.
+  void read_memory(uint64_t addr, uint8_t* buf) { load_line(gmem_, addr, buf); }
+  void write_memory(uint64_t addr, const uint8_t* buf) { store_line(gmem_, addr, buf); }
 
   // Functional maintenance (untimed): write back dirty lines overlapping
   // [addr, addr+n) (all lines if n == 0), keeping them clean and resident.
   unsigned flush(uint64_t addr = 0, uint64_t n = 0);
-  // Drops valid lines overlapping [addr, addr+n); a dirty one first writes
-  // back its bytes outside the range (the host's newer bytes win inside it).
+  // Drops valid (and gated) lines overlapping [addr, addr+n); a dirty one first
+  // writes back its bytes outside the range (the host's newer bytes win inside it).
   unsigned invalidate(uint64_t addr, uint64_t n);
 
   unsigned sets() const { return sets_; }
@@ -74,6 +93,7 @@ class L2Cache {
   std::vector<Line> lines_;       // set-major
   std::vector<uint8_t> data_;
   uint64_t stamp_ = 0;
+  unsigned powered_ = 0;
 };
 
 }  // namespace relgpu::mem

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 
+#include "blocks/loscache_table/loscache_table.h"
 #include "func/memory_atomic.h"
 #include "mem/request.h"
 
@@ -27,7 +28,10 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       dram_lat_(unsigned(cfg.get(kDramLatency))),
       inq_(qdepth_),
       to_dram_(64),
-      fills_(64) {
+      fills_(64),
+      energy_(cfg),
+      los_(cfg.get(kLoscacheEnable)),
+      cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))) {
   if (index_ >= map_.partitions())
     throw InputError("partition index " + std::to_string(index_) + " >= mem.num_partitions " +
                      std::to_string(map_.partitions()));
@@ -93,9 +97,13 @@ void Partition::apply(tlm_generic_payload& gp, int line) {
   uint8_t* d = gp.get_data_ptr();
   switch (ext->kind) {
     case Kind::read:
+      energy_.count(power::L2Energy::data_read);
       std::memcpy(d, ld, kLineBytes);
       return;
+    case Kind::query:
+      return;
     case Kind::write: {
+      energy_.count(power::L2Energy::data_write);
       const uint8_t* be = gp.get_byte_enable_ptr();
       unsigned bl = gp.get_byte_enable_length();
       if (!be) {
@@ -117,6 +125,8 @@ void Partition::apply(tlm_generic_payload& gp, int line) {
       return;
     }
     case Kind::atomic:
+      energy_.count(power::L2Energy::data_read);
+      energy_.count(power::L2Energy::data_write);
       for (AtomLane& a : ext->atoms) {
         if (a.offset + a.bytes > kLineBytes) SC_REPORT_ERROR(name(), "atomic lane operand crosses the line");
         a.old = func::atom_apply_at(ld + a.offset, a.op, a.type, a.bytes, a.b, a.c);
@@ -140,6 +150,7 @@ bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
   if (a % kLineBytes || gp.get_data_length() < kLineBytes)
     SC_REPORT_ERROR(name(), "request is not one line-aligned 128-byte line (mem/request.h)");
   if (map_.partition(a) != index_) SC_REPORT_ERROR(name(), "request routed to the wrong partition");
+  if (los_) return los_lookup(gp, *ext, a, c);
   KindStats& ks = ks_[unsigned(ext->kind)];
   int i = l2_.lookup(a);
   if (i >= 0) {
@@ -149,15 +160,23 @@ bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
       l2_.touch(i);
       respond(gp, c + hit_lat_);
       ++ks.accesses, ++ks.hits;
+      energy_.count(power::L2Energy::tag);
       return true;
     }
     auto& w = waiters_[l.mshr];  // reserved: the line is being fetched
     if (w.size() >= merge_max_) return false;
     w.push_back(&gp);
     ++ks.accesses, ++ks.misses, ++ks.mshr_merges;
+    energy_.count(power::L2Energy::tag);
     return true;
   }
-  bool whole = ext->kind == Kind::write && full_line(gp);
+  return miss(gp, *ext, a, c, ks);
+}
+
+// A request whose line has no tag here: victim, write-back, fetch (or a
+// full-line write allocated without fetching).
+bool Partition::miss(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks) {
+  bool whole = e.kind == Kind::write && full_line(gp);
   int v = l2_.victim(a);
   if (v < 0) return false;
   const L2Cache::Line& vl = l2_.line(v);
@@ -165,28 +184,39 @@ bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
   if (vl.st == L2Cache::State::valid && vl.dirty && !dram_room(true)) return false;
   if (!whole && (free_mshr_.empty() || !dram_room(false))) return false;
   ++ks.accesses, ++ks.misses;
+  energy_.count(power::L2Energy::tag);
+  if (los_) los_evicting(v);
   if (l2_.replace(v, a, whole ? L2Cache::State::valid : L2Cache::State::reserved)) {
     ++writebacks_;
+    energy_.count(power::L2Energy::data_read);
     to_dram_.push_back({c + hit_lat_, map_.local(vaddr), 0, true});
     ++to_dram_writes_;
   }
+  if (los_) los_allocated(v, e);
   if (whole) {
     apply(gp, v);
     respond(gp, c + hit_lat_);
+    if (l2_.line(v).gate_pending) gate_q_.push_back(v);
     return true;
   }
+  start_fetch(gp, a, v, c);
+  return true;
+}
+
+// MSHR and DRAM read for gp's line (line < 0: a LoSCache bypass, no line).
+void Partition::start_fetch(tlm_generic_payload& gp, uint64_t a, int line, uint64_t c) {
   uint32_t m = free_mshr_.back();
   free_mshr_.pop_back();
-  mshr_[m] = {a, v, 0};
+  mshr_[m] = {a, line, 0};
   waiters_[m].push_back(&gp);
-  l2_.line(v).mshr = int32_t(m);
+  if (line >= 0) l2_.line(line).mshr = int32_t(m);
   to_dram_.push_back({c + hit_lat_, map_.local(a), m, false});
   ++to_dram_reads_;
-  return true;
 }
 
 void Partition::l2_step() {
   uint64_t c = l2clk_.now();
+  if (los_) power_tick(c);
   // Misses and write-backs that have passed the L2 pipeline enter the DRAM queues.
   if (!to_dram_.empty() && to_dram_.front().due <= c) {
     uint64_t dc = dclk_.after();
@@ -203,19 +233,26 @@ void Partition::l2_step() {
     uint32_t m = fills_.front().mshr;
     fills_.pop_front();
     int line = mshr_[m].line;
-    l2_.fill(line);
-    L2Cache::Line& l = l2_.line(line);
-    l.st = L2Cache::State::valid;
-    l.mshr = -1;
-    l2_.touch(line);
     uint64_t k = 0;
-    for (tlm_generic_payload* w : waiters_[m]) {
-      apply(*w, line);
-      respond(*w, c + ++k);
+    if (line < 0) {  // LoSCache bypass: the data was read at the lookup
+      for (tlm_generic_payload* w : waiters_[m]) respond(*w, c + ++k);
+    } else {
+      l2_.fill(line);
+      energy_.count(power::L2Energy::data_write);
+      L2Cache::Line& l = l2_.line(line);
+      l.st = L2Cache::State::valid;
+      l.mshr = -1;
+      l2_.touch(line);
+      for (tlm_generic_payload* w : waiters_[m]) {
+        apply(*w, line);
+        respond(*w, c + ++k);
+      }
+      if (l.gate_pending) gate_q_.push_back(line);
     }
     waiters_[m].clear();
     free_mshr_.push_back(m);
   }
+  if (!gate_q_.empty()) los_gate_pending(c);
   // One tag lookup per cycle, in arrival order.
   if (!inq_.empty() && inq_.front().ready <= c) {
     stall_on_resp_ = resp_.size() >= qdepth_;
@@ -255,6 +292,7 @@ void Partition::l2_step() {
   if (!fills_.empty()) next = std::min(next, fills_.front().due);
   if (!inq_.empty() && (!stalled_ || (stall_on_resp_ && resp_.size() < qdepth_))) next = std::min(next, inq_.front().ready);
   if (!resp_blocked_ && !resp_.empty()) next = std::min(next, resp_.front().ready);
+  if (!gate_q_.empty()) next = c + 1;
   if (next != UINT64_MAX) l2clk_.notify_at(l2_ev_, std::max(next, c + 1));
 }
 
@@ -274,7 +312,7 @@ void Partition::dram_step() {
 
 bool Partition::idle() const {
   return inq_.empty() && !pending_ && to_dram_.empty() && fills_.empty() && resp_.empty() && !resp_blocked_ &&
-         dram_.empty() && free_mshr_.size() == mshr_.size();
+         dram_.empty() && free_mshr_.size() == mshr_.size() && gate_q_.empty();
 }
 
 void Partition::reset_stats() {
@@ -283,6 +321,10 @@ void Partition::reset_stats() {
   stall_since_ = l2clk_.now();
   dram_.stats = {};
   stats_t0_ = sc_core::sc_time_stamp().value();
+  stats_c0_ = power_t_ = l2clk_.now();
+  on_cycles_ = 0;
+  los_st_ = {};
+  energy_.reset();
 }
 
 config::json Partition::stats() const {
@@ -304,7 +346,16 @@ config::json Partition::stats() const {
                        {"bytes_read", d.bytes_read}, {"bytes_written", d.bytes_written},
                        {"busy_cycles", d.busy_cycles}, {"cycles", cycles},
                        {"bandwidth_util", cycles ? double(d.busy_cycles) / double(cycles) : 0.0}};
-  return {{"l2", l2}, {"dram", dram}};
+  // Leakage over the time since the last reset; with LoSCache only powered
+  // line-cycles leak fully (mem/loscache.h, power/l2_energy.h).
+  uint64_t now = l2clk_.now(), lines = uint64_t(l2_.sets()) * l2_.ways();
+  uint64_t line_cycles = lines * (now - stats_c0_);
+  uint64_t on = los_ ? on_cycles_ + uint64_t(l2_.powered_lines()) * (now - power_t_) : line_cycles;
+  double seconds = sc_core::sc_time::from_value(sc_core::sc_time_stamp().value() - stats_t0_).to_seconds();
+  config::json out = {{"l2", l2}, {"dram", dram},
+                      {"l2_energy", energy_.stats(seconds, line_cycles ? double(on) / double(line_cycles) : 1.0)}};
+  if (los_) out["loscache"] = los_stats(now);
+  return out;
 }
 
 }  // namespace relgpu::mem

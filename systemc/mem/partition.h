@@ -34,7 +34,9 @@
 #include "mem/clock.h"
 #include "mem/dram.h"
 #include "mem/l2_cache.h"
+#include "mem/loscache.h"
 #include "mem/ring.h"
+#include "power/l2_energy.h"
 
 namespace relgpu::mem {
 
@@ -67,7 +69,12 @@ class Partition : public sc_core::sc_module {
   unsigned flush(uint64_t addr, uint64_t n) { return n ? l2_.flush(addr, n) : 0; }
   unsigned invalidate(uint64_t addr, uint64_t n) { return l2_.invalidate(addr, n); }
 
+  // Before each launch's first request: LoSCache's per-kernel state (counts,
+  // gated tags; mem/loscache.h). Nothing without loscache.enable.
+  void begin_kernel();
+
   bool idle() const;
+  // {"l2", "dram", "l2_energy"} and, with LoSCache, "loscache".
   config::json stats() const;
   void reset_stats();
 
@@ -109,7 +116,19 @@ class Partition : public sc_core::sc_module {
   void l2_step();
   void dram_step();
   bool lookup(tlm::tlm_generic_payload& gp, uint64_t now);
+  bool miss(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks);
+  void start_fetch(tlm::tlm_generic_payload& gp, uint64_t a, int line, uint64_t c);
   void apply(tlm::tlm_generic_payload& gp, int line);
+  // LoSCache (partition_loscache.cpp)
+  bool los_lookup(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c);
+  bool los_bypass(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks);
+  void los_evicting(int v);
+  void los_allocated(int v, const MemExt& e);
+  void los_access(uint64_t a, const MemExt& e);
+  void los_gate(int line, uint64_t c);
+  void los_gate_pending(uint64_t c);
+  void power_tick(uint64_t c);
+  config::json los_stats(uint64_t now) const;
   void respond(tlm::tlm_generic_payload& gp, uint64_t ready);
   bool dram_room(bool write) const;
   void kick_l2();
@@ -141,6 +160,16 @@ class Partition : public sc_core::sc_module {
   KindStats ks_[3];
   uint64_t writebacks_ = 0, stall_cycles_ = 0, stall_since_ = 0;
   uint64_t stats_t0_ = 0;  // time of the last reset, resolution units
+  uint64_t stats_c0_ = 0;  // L2 cycle of the last reset
+  power::L2Energy energy_;
+
+  // LoSCache
+  bool los_ = false;
+  unsigned cnt_max_ = 63;                      // saturating line count
+  LoscacheL2Stats los_st_;
+  std::unordered_map<uint64_t, LineGen> gens_;  // open line generations (stats only)
+  std::vector<int> gate_q_;                     // lines to gate once DRAM has room for their write-back
+  uint64_t power_t_ = 0, on_cycles_ = 0;        // powered line-cycles integrated up to L2 cycle power_t_
 };
 
 }  // namespace relgpu::mem

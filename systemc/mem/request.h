@@ -26,7 +26,9 @@ namespace relgpu::mem {
 
 constexpr unsigned kLineBytes = 128;
 
-enum class Kind : uint8_t { read, write, atomic };
+// query: a LoSCache count query (mem/loscache.h): reads one L2 line's access
+// count, no data either way.
+enum class Kind : uint8_t { read, write, atomic, query };
 
 // One lane's atomic operation on this line, applied at the L2 in vector order.
 struct AtomLane {
@@ -47,6 +49,13 @@ struct MemExt : tlm::tlm_extension<MemExt> {
   bool bypass_l1 = false;       // .cg / volatile / atomics: not cached in L1
   std::vector<AtomLane> atoms;  // kind == atomic
   uint64_t issue_cycle = 0;     // SM cycle the request left the SM (for latency stats)
+  // LoSCache (mem/loscache.h); untouched while loscache.enable is false.
+  uint8_t los_pred = 0;         // predicted accesses of the line; 0 = no prediction, never gate
+  uint8_t los_naive = 0;        // the same prediction without the adaptive threshold (stats only)
+  int16_t los_entry = -1;       // prediction-table entry of the PC (query: the entry asked about)
+  bool los_predict = false;     // the SM is in its prediction phase: the L2 only counts
+  bool los_mispredict = false;  // response: the line had been gated (under-prediction)
+  uint8_t los_count = 0;        // query response: the line's access count
 
   tlm::tlm_extension_base* clone() const override { return new MemExt(*this); }
   void copy_from(const tlm::tlm_extension_base& o) override { *this = static_cast<const MemExt&>(o); }

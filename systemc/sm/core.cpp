@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "mem/loscache.h"
 #include "ptx/analysis.h"
 #include "reliability/keys.h"
 
@@ -112,6 +113,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   if (gr_) gr_->begin_launch();
   finished_ = 0;
   started_ = false;
+  if (los_) los_->begin_launch();  // LoSCache
 }
 
 bool Core::can_accept(const CtaShape& s) const {
@@ -133,6 +135,7 @@ void Core::add_cta(const uint32_t ctaid[3]) {
   c.threads = ctx_.block.x * ctx_.block.y * ctx_.block.z;
   c.shared = c.cta.shared.size();
   c.warps.clear();
+  if (los_) los_->cta_added(cs);  // LoSCache: the predictor CTA
   ++live_ctas_;
   threads_used_ += c.threads;
   shared_used_ += c.shared;
@@ -208,6 +211,7 @@ void Core::cta_check(unsigned cs) {
         sc.pending.erase(sc.pending.begin());
       }
   c.live = false;
+  if (los_) los_->cta_finished(cs);  // LoSCache: predictor_done_i
   --live_ctas_;
   threads_used_ -= c.threads;
   shared_used_ -= c.shared;
@@ -221,7 +225,8 @@ unsigned Core::take_finished() {
 }
 
 bool Core::idle() const {
-  return live_ctas_ == 0 && inflight_total_ == 0 && stores_total_ == 0 && outq_.empty() && resp_.empty();
+  return live_ctas_ == 0 && inflight_total_ == 0 && stores_total_ == 0 && outq_.empty() && resp_.empty() &&
+         (!los_ || !los_->queries_outstanding());  // LoSCache count queries in flight
 }
 
 void Core::on_response(std::unique_ptr<LineRequest> r) {
@@ -372,11 +377,14 @@ config::json Core::stats() const {
   }
   j["energy"] = rf_energy_->stats(a, gr_ != nullptr);
   if (gr_) j["grguard"] = gr_->stats();
+  if (los_) j["loscache"] = los_->stats();  // LoSCache
   return j;
 }
 
 std::unique_ptr<SmCore> make_sm(unsigned sm_id, const config::Config& cfg, MemPort& port) {
-  return std::make_unique<Core>(sm_id, cfg, port);
+  auto c = std::make_unique<Core>(sm_id, cfg, port);
+  if (cfg.get(mem::kLoscacheEnable)) c->attach_loscache(cfg);  // LoSCache (sm/loscache_unit.h)
+  return c;
 }
 
 }  // namespace relgpu::sm

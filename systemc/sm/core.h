@@ -33,6 +33,7 @@
 #include "sm/grguard.h"
 #include "sm/keys.h"
 #include "sm/l1d.h"
+#include "sm/loscache_unit.h"
 #include "sm/regfile.h"
 #include "sm/sm_core.h"
 
@@ -78,6 +79,7 @@ struct Inst {
   uint16_t pending = 0;        // line responses outstanding
   bool left_unit = false;      // all lines sent / looked up
   GrInst gr;                   // GR-Guard (sm/grguard.h)
+  LoscacheUnit::Tag los;       // LoSCache: what its L2 requests carry (sm/loscache_unit.h)
 };
 
 struct WarpSlot {
@@ -145,10 +147,14 @@ class Core final : public SmCore {
   RegisterFile& regfile() { return rf_; }
   SmRegs& regs() { return regs_; }
   L1D& l1d() { return l1_; }
+  // ---- LoSCache (sm/loscache_unit.h) ----
+  void attach_loscache(const config::Config& cfg);  // make_sm, when loscache.enable
+  const LoscacheUnit* loscache() const { return los_.get(); }
+  // ---- end LoSCache ----
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
 
  private:
-  struct Req { enum K : uint8_t { free, load, bypass, store, atomic } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
+  struct Req { enum K : uint8_t { free, load, bypass, store, atomic, query } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
   struct FuState { uint64_t next_free = 0; };
 
   // stages (core_pipe.cpp, core_ldst.cpp)
@@ -239,6 +245,12 @@ class Core final : public SmCore {
   std::unique_ptr<GrGuard> gr_;        // null when grguard.enable is false
   std::unique_ptr<power::RfEnergyModel> rf_energy_;
   // ---- end GR-Guard ----
+
+  // ---- LoSCache (sm/loscache_unit.h) ----
+  std::unique_ptr<LoscacheUnit> los_;  // null when loscache.enable is false
+  void los_cycle(Inst* starting);
+  void los_tag(LineRequest& r, const Inst* in) const;
+  // ---- end LoSCache ----
 
   // stats (per launch)
   struct Stats {

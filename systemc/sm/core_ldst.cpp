@@ -40,7 +40,10 @@ std::unique_ptr<LineRequest> Core::new_request(Req::K kind, uint64_t line, unsig
   }
   reqs_[id] = Req{kind, -1, const_cast<Inst*>(in), ws};
   mem::MemExt& e = r->ext;
-  e.kind = kind == Req::store ? mem::Kind::write : kind == Req::atomic ? mem::Kind::atomic : mem::Kind::read;
+  e.kind = kind == Req::store    ? mem::Kind::write
+           : kind == Req::atomic ? mem::Kind::atomic
+           : kind == Req::query  ? mem::Kind::query
+                                 : mem::Kind::read;
   e.sm = id_;
   e.warp = ws;
   e.cta = warps_[ws].cta_slot;
@@ -49,13 +52,17 @@ std::unique_ptr<LineRequest> Core::new_request(Req::K kind, uint64_t line, unsig
   e.bypass_l1 = kind != Req::load;
   e.atoms.clear();
   e.issue_cycle = now_;
+  e.los_pred = e.los_naive = 0;
+  e.los_entry = -1;
+  e.los_predict = e.los_mispredict = false;
+  e.los_count = 0;
   r->addr = line;
   r->write = kind == Req::store || kind == Req::atomic;
   if (r->write) {
     std::memset(r->data, 0, kLineBytes);
     std::memset(r->byte_enable, 0, kLineBytes);
   }
-  (kind == Req::store ? st_.req_write : kind == Req::atomic ? st_.req_atomic : st_.req_read)++;
+  if (kind != Req::query) (kind == Req::store ? st_.req_write : kind == Req::atomic ? st_.req_atomic : st_.req_read)++;
   return r;
 }
 
@@ -154,6 +161,7 @@ bool Core::ldst_line(Inst* in) {
     }
     ++st_.l1_access, ++st_.l1_miss, ++act_.l1_accesses, ++act_.l1_misses;
     auto r = new_request(Req::load, line, in->ws, in);
+    los_tag(*r, in);
     reqs_[r->ext.id].mshr = m;
     l1_.mshr(m).waiters.push_back(in);
     ++in->pending;
@@ -164,6 +172,7 @@ bool Core::ldst_line(Inst* in) {
   if (xk == XK::ld) {
     ++st_.l1_bypass;
     outq_.push_back(new_request(Req::bypass, line, in->ws, in));
+    los_tag(*outq_.back(), in);
     ++in->pending;
     return true;
   }
@@ -172,6 +181,7 @@ bool Core::ldst_line(Inst* in) {
   l1_.store_seen(line);
   if (xk == XK::st) {
     auto r = new_request(Req::store, line, in->ws, in);
+    los_tag(*r, in);
     ex_->store_to_line(f, in->gmask, line, r->data, r->byte_enable);
     outq_.push_back(std::move(r));
     ++s.stores, ++stores_total_;
@@ -179,6 +189,7 @@ bool Core::ldst_line(Inst* in) {
   }
   bool ret = xk == XK::atom;  // red: acknowledged like a store
   auto r = new_request(Req::atomic, line, in->ws, ret ? in : nullptr);
+  los_tag(*r, in);
   ex_->atoms_for_line(f, in->gmask, line, r->ext.atoms);
   outq_.push_back(std::move(r));
   if (ret) ++in->pending;
@@ -187,10 +198,12 @@ bool Core::ldst_line(Inst* in) {
 }
 
 void Core::ldst() {
+  Inst* starting = !ldq_.empty() && !ldq_.front()->ldst_started ? ldq_.front() : nullptr;
+  if (starting) start_ldst(starting);
+  if (los_) los_cycle(starting);
   if (ldq_.empty()) return;
   busy_ = true;
   Inst* in = ldq_.front();
-  if (!in->ldst_started) start_ldst(in);
   if (in->next_line < in->nlines) {
     if (!ldst_line(in)) return;
     if (++in->next_line < in->nlines) return;
@@ -221,6 +234,7 @@ void Core::responses() {
     Req q = reqs_.at(id);
     reqs_[id].kind = Req::free;
     req_free_.push_back(id);
+    if (los_ && r->ext.los_mispredict) los_->mispredicted(r->ext.los_entry);
     switch (q.kind) {
       case Req::load: {
         L1D::Mshr& m = l1_.mshr(q.mshr);
@@ -244,6 +258,7 @@ void Core::responses() {
         if (s.w && s.w->done) cta_check(s.cta_slot);
         break;
       }
+      case Req::query: los_->query_answered(uint32_t(r->ext.los_entry), r->ext.los_count); break;
       default: throw std::logic_error("sm: response to an unknown request id " + std::to_string(id));
     }
     req_pool_.push_back(std::move(r));
@@ -253,10 +268,49 @@ void Core::responses() {
 void Core::send() {
   if (outq_.empty()) return;
   busy_ = true;
+  bool data = outq_.front()->ext.kind != mem::Kind::query;
   if (port_.send(outq_.front())) {
     outq_.pop_front();
     ++act_.mem_requests;
+    if (los_ && data) los_->l2_request_sent();
   }
+}
+
+// ---- LoSCache (sm/loscache_unit.h) ----
+
+void Core::attach_loscache(const config::Config& cfg) { los_ = std::make_unique<LoscacheUnit>(id_, cfg); }
+
+// The prediction table's cycle: the lookup (and, in the prediction phase,
+// the insert) of the global memory instruction starting in the unit now,
+// and a count query when the table has one and the miss queue has room.
+void Core::los_cycle(Inst* starting) {
+  LoscacheUnit::Op op;
+  const LoscacheUnit::Op* p = nullptr;
+  if (starting && starting->nlines) {
+    const WarpSlot& s = warps_[starting->ws];
+    op.function = s.code;
+    op.pc = starting->f.pc;
+    op.line = starting->lines[0];
+    op.predictor = los_->is_predictor(s.cta_slot);
+    p = &op;
+  }
+  LoscacheUnit::Query q;
+  LoscacheUnit::Tag t = los_->cycle(p, outq_.size() < miss_q_, q);
+  if (starting) starting->los = t;
+  if (q.valid) {
+    auto r = new_request(Req::query, q.line, 0, nullptr);
+    r->ext.los_entry = int16_t(q.entry);
+    outq_.push_back(std::move(r));
+  }
+  if (los_->wants_cycle()) busy_ = true;
+}
+
+void Core::los_tag(LineRequest& r, const Inst* in) const {
+  if (!los_) return;
+  r.ext.los_pred = in->los.pred;
+  r.ext.los_naive = in->los.naive;
+  r.ext.los_entry = in->los.entry;
+  r.ext.los_predict = in->los.predict;
 }
 
 }  // namespace relgpu::sm

@@ -196,7 +196,13 @@ unsigned Core::pick(Scheduler& sc, unsigned si) {
     return false;
   };
   bool done = false;
-  switch (policy_) {
+  // ---- LoSCache: the predictor CTA's warps first (strict priority) while
+  // its SM predicts (sm/loscache_unit.h) ----
+  if (los_ && los_->prioritising())
+    for (size_t i = 0; !done && i < sc.order.size(); ++i)
+      if (los_->is_predictor(warps_[sc.order[i]].cta_slot)) done = try_ws(sc.order[i]);
+  // ---- end LoSCache ----
+  if (!done) switch (policy_) {
     case Policy::gto:
       if (sc.last >= 0 && warps_[unsigned(sc.last)].w) done = try_ws(unsigned(sc.last));
       for (size_t i = 0; !done && i < sc.order.size(); ++i)

@@ -6,25 +6,7 @@
 namespace relgpu::mem::test {
 namespace {
 
-struct Rig {
-  config::Config cfg;
-  func::GlobalMemory g;
-  Initiator ini{"ini"};
-  std::unique_ptr<Partition> part;
-  explicit Rig(std::vector<std::string> sets = {}) : cfg(simple_config(std::move(sets))) {
-    part = std::make_unique<Partition>("part", cfg, 0, g);
-    ini.sock.bind(part->tgt);
-  }
-  config::json l2() const { return part->stats()["l2"]; }
-  config::json dram() const { return part->stats()["dram"]; }
-  int64_t c(const char* key) const { return cfg.value(key).get<int64_t>(); }
-};
-
-std::vector<uint8_t> gmem_line(func::GlobalMemory& g, uint64_t a) {
-  std::vector<uint8_t> v(kLineBytes);
-  g.read(v.data(), a, kLineBytes, "test");
-  return v;
-}
+using Rig = PartitionRig;
 
 TEST(MemPartition, ReadMissThenHitLatency) {
   Rig r;

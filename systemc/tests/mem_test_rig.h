@@ -159,6 +159,28 @@ inline uint64_t pattern_alloc(func::GlobalMemory& g, uint64_t bytes, unsigned se
 
 inline double ns(const sc_time& t) { return double(t.value()) / 1000.0; }
 
+// One partition behind a scripted initiator, on simple_config(sets).
+struct PartitionRig {
+  config::Config cfg;
+  func::GlobalMemory g;
+  Initiator ini{"ini"};
+  std::unique_ptr<Partition> part;
+  explicit PartitionRig(std::vector<std::string> sets = {}) : cfg(simple_config(std::move(sets))) {
+    part = std::make_unique<Partition>("part", cfg, 0, g);
+    ini.sock.bind(part->tgt);
+  }
+  config::json l2() const { return part->stats()["l2"]; }
+  config::json dram() const { return part->stats()["dram"]; }
+  int64_t c(const char* key) const { return cfg.value(key).get<int64_t>(); }
+};
+
+// DRAM contents (the backing store) of the line at a.
+inline std::vector<uint8_t> gmem_line(func::GlobalMemory& g, uint64_t a) {
+  std::vector<uint8_t> v(kLineBytes);
+  g.read(v.data(), a, kLineBytes, "test");
+  return v;
+}
+
 }  // namespace relgpu::mem::test
 
 namespace relgpu::mem::test {

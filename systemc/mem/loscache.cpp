@@ -1,0 +1,41 @@
+#include "mem/loscache.h"
+
+namespace relgpu::mem {
+
+config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles) {
+  return {{"counted_accesses", s.counted},     {"predicted_accesses", s.predicted},
+          {"gatings", s.gatings},              {"gate_writebacks", s.gate_writebacks},
+          {"gated_hits", s.gated_hits},        {"mispredicts", s.mispredicts},
+          {"bypass_reads", s.bypass_reads},    {"bypass_writes", s.bypass_writes},
+          {"wakeups", s.wakeups},              {"queries", s.queries},
+          {"generations", s.generations},      {"generations_predicted", s.gen_predicted},
+          {"exact_adaptive", s.exact_adaptive}, {"exact_naive", s.exact_naive},
+          {"under_predicted", s.under},        {"over_predicted", s.over},
+          {"line_cycles", line_cycles},        {"powered_line_cycles", powered_line_cycles}};
+}
+
+static double num(const config::json& o, const char* k) {
+  return o.is_object() && o.contains(k) && o[k].is_number() ? o[k].get<double>() : -1;
+}
+
+void derive_loscache(config::json& los) {
+  if (!los.is_object()) return;
+  auto ratio = [&](const char* out, double a, double b) {
+    if (a >= 0 && b >= 0) los[out] = b > 0 ? a / b : 0.0;
+  };
+  if (los.contains("l2")) {
+    const config::json l2 = los["l2"];  // a copy: inserting into los moves its members
+    double n = num(l2, "generations_predicted");
+    ratio("accuracy_adaptive", num(l2, "exact_adaptive"), n);
+    ratio("accuracy_naive", num(l2, "exact_naive"), n);
+    ratio("powered_fraction", num(l2, "powered_line_cycles"), num(l2, "line_cycles"));
+  }
+  if (los.contains("icnt")) {
+    // Extra bytes the count queries add to what the rest of the traffic moved.
+    const config::json ic = los["icnt"];
+    double q = num(ic, "query_bytes"), t = num(ic, "total_bytes");
+    if (q >= 0 && t >= 0) ratio("icnt_traffic_increase", q, t - q);
+  }
+}
+
+}  // namespace relgpu::mem

@@ -1,0 +1,93 @@
+// LoSCache, the L2 side (Tan dissertation Ch7; spec 000 §5 and §7b). The
+// LD/ST side (prediction table, predictor CTA, count queries) is
+// sm/loscache_unit.h; the Partition applies the rules below to every request
+// (partition_loscache.cpp).
+//
+// Per L2 line: an access count (blocks.loscache_table.cnt_width bits,
+// saturating) and a gated state that keeps the tag powered but not the data.
+// Every line starts gated (powered off, tag invalid). Requests carry the
+// requesting SM's prediction (MemExt::los_*):
+//   prediction phase    count only: never gate, never bypass;
+//   hit, line powered   count+1; if pred != 0 and count >= pred: serve, then
+//                       gate (a dirty line is written back to DRAM first);
+//   hit, line gated     under-prediction: count+1, wake the line, refetch from
+//                       DRAM like a miss, respond with los_mispredict = 1;
+//   miss, pred == 1     bypass: served from DRAM, nothing allocated;
+//   other misses        wake the victim way, fill, count = 1;
+//   eviction            count = 0 (the line is retagged);
+//   count query         returns the line's count (0 if the tag is absent).
+// Wake-up latency is hidden by the DRAM fetch (spec choice 8): no cycles added.
+//
+// Choices where the dissertation is silent (spec "Unspecified" list taken):
+//  - increment-then-compare: the access that makes count >= pred is the last;
+//  - the access that wakes a gated line does not gate it again (the line just
+//    proved live); its MSHR merges do, if their count reaches their pred, after
+//    the fill;
+//  - a request merged into a line being fetched counts; if it reaches its
+//    pred the line is gated right after the fill has served every merged
+//    request;
+//  - atomics are never bypassed (they need the L2's atomic unit): a pred of 1
+//    on an atomic miss allocates like pred 0;
+//  - a bypassed read snapshots the DRAM contents at its lookup (no tag means
+//    DRAM holds the newest bytes) and answers when the DRAM read completes; a
+//    bypassed write merges its bytes into DRAM and costs a DRAM write;
+//  - gated lines are replaced before powered ones (they hold no data);
+//  - at each kernel launch every count returns to 0 and gated lines drop
+//    their tags: counts and predictions are per kernel (the table restarts at
+//    launch too), and a stale gated tag would report an under-prediction of
+//    the previous kernel.
+//
+// Accuracy (stats only, no hardware): a line *generation* is the accesses to
+// one line address from the first access of a kernel that finds no open
+// generation until its tag is evicted or the kernel ends. A bypassed line has
+// no tag, so its generation runs until it is allocated and evicted, or until
+// the kernel ends. The generation is attributed to the first request of it
+// that carried a prediction (its PC's table entry): exact when that
+// prediction equals the generation's accesses. Adaptive = cnt + thr (what the
+// hardware used), naive = cnt (the same entry without its threshold).
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+
+#include "common/config.h"
+
+namespace relgpu::mem {
+
+inline const config::Key<bool> kLoscacheEnable{
+    "loscache.enable", false, "",
+    "LoSCache L2 power gating (Tan Ch7): per-SM prediction tables, per-line access counts, gating after the "
+    "predicted last access"};
+
+// The L2 side's counters, one set per partition.
+struct LoscacheL2Stats {
+  uint64_t counted = 0;        // accesses seen during some SM's prediction phase
+  uint64_t predicted = 0;      // accesses carrying a prediction (pred != 0)
+  uint64_t gatings = 0, gate_writebacks = 0, gated_hits = 0, mispredicts = 0;
+  uint64_t bypass_reads = 0, bypass_writes = 0, wakeups = 0, queries = 0;
+  uint64_t generations = 0, gen_predicted = 0, exact_adaptive = 0, exact_naive = 0, under = 0, over = 0;
+};
+
+// One open line generation (stats only).
+struct LineGen {
+  uint32_t accesses = 0;
+  uint8_t pred = 0, naive = 0;  // pred == 0: no prediction seen yet
+};
+
+// Tallies a closed generation.
+inline void close_gen(const LineGen& g, LoscacheL2Stats& s) {
+  ++s.generations;
+  if (!g.pred) return;
+  ++s.gen_predicted;
+  s.exact_adaptive += g.accesses == g.pred;
+  s.exact_naive += g.accesses == g.naive;
+  s.under += g.accesses > g.pred;
+  s.over += g.accesses < g.pred;
+}
+
+config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles);
+
+// Ratios of a "loscache" stats section (per kernel or summed over a run):
+// accuracy_adaptive / accuracy_naive, icnt_traffic_increase, powered_fraction.
+void derive_loscache(config::json& los);
+
+}  // namespace relgpu::mem

@@ -1,0 +1,180 @@
+// LoSCache rules of the L2 slice (mem/loscache.h has the rules and choices).
+#include <algorithm>
+#include <cstring>
+
+#include "mem/partition.h"
+#include "mem/request.h"
+
+namespace relgpu::mem {
+
+using tlm::tlm_generic_payload;
+using State = L2Cache::State;
+
+void Partition::begin_kernel() {
+  if (!los_) return;
+  power_tick(l2clk_.now());
+  l2_.new_kernel();
+  gens_.clear();
+  gate_q_.clear();
+}
+
+void Partition::power_tick(uint64_t c) {
+  if (c <= power_t_) return;
+  on_cycles_ += uint64_t(l2_.powered_lines()) * (c - power_t_);
+  power_t_ = c;
+}
+
+// Counts an access in the line's generation (stats only).
+void Partition::los_access(uint64_t a, const MemExt& e) {
+  LineGen& g = gens_[a];
+  ++g.accesses;
+  if (e.los_predict) {
+    ++los_st_.counted;
+  } else if (e.los_pred) {
+    ++los_st_.predicted;
+    if (!g.pred) g.pred = e.los_pred, g.naive = e.los_naive;
+  }
+}
+
+// Way v is about to be retagged: its generation ends; an unpowered way wakes.
+void Partition::los_evicting(int v) {
+  const L2Cache::Line& l = l2_.line(v);
+  if (l.st == State::valid || l.st == State::gated) {
+    auto it = gens_.find(l.addr);
+    if (it != gens_.end()) {
+      close_gen(it->second, los_st_);
+      gens_.erase(it);
+    }
+  }
+  if (!L2Cache::powered(l.st)) {
+    ++los_st_.wakeups;
+    energy_.count(power::L2Energy::wake);
+  }
+}
+
+// Way v was just allocated for e's line (count reset by the replacement).
+void Partition::los_allocated(int v, const MemExt& e) {
+  L2Cache::Line& l = l2_.line(v);
+  l.count = 1;
+  los_access(l.addr, e);
+  if (!e.los_predict && e.los_pred && l.count >= e.los_pred) l.gate_pending = true;  // atomics with pred 1
+}
+
+void Partition::los_gate(int line, uint64_t c) {
+  L2Cache::Line& l = l2_.line(line);
+  uint64_t a = l.addr;
+  if (l2_.gate(line)) {  // dirty: written back before its data array powers off
+    ++los_st_.gate_writebacks;
+    energy_.count(power::L2Energy::data_read);
+    to_dram_.push_back({c + hit_lat_, map_.local(a), 0, true});
+    ++to_dram_writes_;
+  }
+  ++los_st_.gatings;
+}
+
+// Lines whose gating waited for a fill or for DRAM write room.
+void Partition::los_gate_pending(uint64_t c) {
+  size_t keep = 0;
+  for (int i : gate_q_) {
+    L2Cache::Line& l = l2_.line(i);
+    if (l.st != State::valid || !l.gate_pending) continue;  // evicted or gated since
+    if (l.dirty && !dram_room(true)) {
+      gate_q_[keep++] = i;
+      continue;
+    }
+    los_gate(i, c);
+  }
+  gate_q_.resize(keep);
+}
+
+bool Partition::los_lookup(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c) {
+  int i = l2_.lookup(a);
+  if (e.kind == Kind::query) {  // reads the count from the tag array
+    e.los_count = uint8_t(i >= 0 ? l2_.line(i).count : 0);
+    ++los_st_.queries;
+    energy_.count(power::L2Energy::tag);
+    respond(gp, c + hit_lat_);
+    return true;
+  }
+  KindStats& ks = ks_[unsigned(e.kind)];
+  const unsigned pred = e.los_predict ? 0 : e.los_pred;  // prediction phase: count only
+  if (i < 0) {
+    if (pred == 1 && e.kind != Kind::atomic) return los_bypass(gp, e, a, c, ks);
+    return miss(gp, e, a, c, ks);
+  }
+  L2Cache::Line& l = l2_.line(i);
+  const uint8_t cnt = uint8_t(std::min<unsigned>(l.count + 1u, cnt_max_));
+  switch (l.st) {
+    case State::valid: {
+      bool gate = pred && cnt >= pred;
+      if (gate && (l.dirty || e.kind != Kind::read) && !dram_room(true)) return false;
+      apply(gp, i);
+      l2_.touch(i);
+      respond(gp, c + hit_lat_);
+      ++ks.accesses, ++ks.hits;
+      break;
+    }
+    case State::reserved: {
+      auto& w = waiters_[l.mshr];
+      if (w.size() >= merge_max_) return false;
+      w.push_back(&gp);
+      ++ks.accesses, ++ks.misses, ++ks.mshr_merges;
+      if (pred && cnt >= pred) l.gate_pending = true;
+      break;
+    }
+    case State::gated: {  // tag hit on a gated line: under-prediction, refetch
+      if (free_mshr_.empty() || !dram_room(false)) return false;
+      ++ks.accesses, ++ks.misses;
+      ++los_st_.gated_hits, ++los_st_.wakeups;
+      if (!e.los_predict && e.los_entry >= 0) e.los_mispredict = true, ++los_st_.mispredicts;
+      energy_.count(power::L2Energy::wake);
+      l2_.wake(i);
+      start_fetch(gp, a, i, c);
+      break;
+    }
+    case State::invalid: break;  // lookup() never returns one
+  }
+  l.count = cnt;
+  energy_.count(power::L2Energy::tag);
+  los_access(a, e);
+  if (l.st == State::valid && pred && cnt >= pred) los_gate(i, c);  // served above, then gated
+  return true;
+}
+
+// pred == 1 and no tag: served from DRAM without allocating a line.
+bool Partition::los_bypass(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks) {
+  if (e.kind == Kind::read) {
+    if (free_mshr_.empty() || !dram_room(false)) return false;
+    l2_.read_memory(a, gp.get_data_ptr());  // no tag: DRAM holds the newest bytes
+    start_fetch(gp, a, -1, c);
+    ++los_st_.bypass_reads;
+  } else {
+    if (!dram_room(true)) return false;
+    uint8_t buf[kLineBytes];
+    l2_.read_memory(a, buf);
+    const uint8_t* be = gp.get_byte_enable_ptr();
+    const uint8_t* d = gp.get_data_ptr();
+    unsigned bl = gp.get_byte_enable_length();
+    for (unsigned b = 0; b < kLineBytes; ++b)
+      if (!be || !bl || be[b % bl] == TLM_BYTE_ENABLED) buf[b] = d[b];
+    l2_.write_memory(a, buf);
+    to_dram_.push_back({c + hit_lat_, map_.local(a), 0, true});
+    ++to_dram_writes_;
+    respond(gp, c + hit_lat_);
+    ++los_st_.bypass_writes;
+  }
+  ++ks.accesses, ++ks.misses;
+  energy_.count(power::L2Energy::tag);
+  los_access(a, e);
+  return true;
+}
+
+config::json Partition::los_stats(uint64_t now) const {
+  LoscacheL2Stats s = los_st_;
+  for (const auto& [addr, g] : gens_) close_gen(g, s);  // open generations end with the kernel
+  uint64_t lines = uint64_t(l2_.sets()) * l2_.ways();
+  uint64_t on = on_cycles_ + uint64_t(l2_.powered_lines()) * (now - std::min(now, power_t_));
+  return loscache_l2_json(s, lines * (now - stats_c0_), on);
+}
+
+}  // namespace relgpu::mem

@@ -1,0 +1,121 @@
+// LoSCache, the LD/ST side of one SM (Tan dissertation Ch7; spec 000 §5,
+// §7b; the L2 side is mem/loscache.h). Holds the SM's prediction table
+// (blocks/loscache_table, through blocks::make so --rtl swaps in the RTL)
+// and drives its ports once per SM cycle (the LD/ST stage calls cycle()):
+//   start_i           the first SM cycle of each kernel launch;
+//   insert_*          during PREDICT, each global memory instruction of the
+//                     predictor CTA: its PC and the block address of its
+//                     first line (the line of the lowest active lane);
+//   lookup_*          every global memory instruction as it starts in the
+//                     LD/ST unit (the +1-cycle lookup overlaps address
+//                     generation, so it adds no cycle); the hit's pred and
+//                     entry travel with each of its L2-bound line requests;
+//   l2_access_i       one pulse per data request this SM sends to the L2;
+//   predictor_done_i  when the predictor CTA finishes;
+//   query_* / fill_*  in UPDATE, each query_valid_o becomes a count-query
+//                     packet through the interconnect to the partition owning
+//                     the block; its answer drives fill_*;
+//   mispredict_*      an L2 response flagged as an under-prediction names the
+//                     entry its request carried (kept with the request).
+// Events the SM sees in other stages (responses, sends, CTA ends) are queued
+// and reach the table at its next cycle, one per port per cycle.
+//
+// Choices (the dissertation is silent):
+//  - predictor CTA: the first CTA placed on this SM after the launch (CTA
+//    scheduling is deterministic, so a run is reproducible); its warps get
+//    strict issue priority in every scheduler policy until the table leaves
+//    PREDICT;
+//  - predictor CTAs keep using predictions after the phase (spec choice 6);
+//  - a PC is the instruction index in its function plus the function's
+//    ordinal in this launch (first seen first) in the upper bits;
+//  - the table keeps 25-bit block addresses (32-bit addresses); our global
+//    addresses lie above 4 GB, so the unit keeps the upper address bits of
+//    each inserted block to form the query's address;
+//  - requests of an instruction that started during PREDICT carry the
+//    predict flag (the L2 only counts them), whenever they leave.
+// Every statistic comes from the table's outputs and this unit's own inputs,
+// never from the C++ model (RTL mode has none).
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "blocks/instance.h"
+#include "mem/request.h"
+#include "common/config.h"
+
+namespace relgpu::sm {
+
+class LoscacheUnit {
+ public:
+  LoscacheUnit(unsigned sm_id, const config::Config& cfg);
+
+  void begin_launch();
+  void cta_added(unsigned cta_slot);
+  void cta_finished(unsigned cta_slot);
+  // Strict issue priority for the predictor CTA's warps.
+  bool prioritising() const { return prio_; }
+  bool is_predictor(unsigned cta_slot) const { return prio_ && cta_slot == pred_slot_; }
+
+  // A global memory instruction starting in the LD/ST unit this cycle.
+  struct Op {
+    const void* function = nullptr;  // identifies the function (ptx::Function)
+    int32_t pc = 0;
+    uint64_t line = 0;               // first line of the instruction
+    bool predictor = false;          // issued by the predictor CTA
+  };
+  // What its L2-bound requests carry (mem::MemExt::los_*).
+  struct Tag {
+    uint8_t pred = 0, naive = 0;
+    int16_t entry = -1;
+    bool predict = false;
+  };
+  struct Query {
+    bool valid = false;
+    uint32_t entry = 0;
+    uint64_t line = 0;
+  };
+  // One table cycle. `op` may be null; `query_room`: a query packet can be
+  // queued this cycle (query_ready_i). Returns op's tag; `q` a query to send.
+  Tag cycle(const Op* op, bool query_room, Query& q);
+
+  void l2_request_sent() { ++l2_pending_; }
+  void query_answered(uint32_t entry, uint32_t count) {
+    fills_.push_back({entry, count});
+    --queries_out_;
+  }
+  // Count queries sent and not yet answered (the SM is not idle meanwhile).
+  unsigned queries_outstanding() const { return queries_out_; }
+  void mispredicted(int16_t entry) { if (entry >= 0) mispredicts_.push_back(uint32_t(entry)); }
+  // Work for the table without any other activity of the SM (keeps the SM
+  // from skipping cycles).
+  bool wants_cycle() const;
+  config::json stats() const;
+
+ private:
+  uint32_t pc_of(const Op& op);
+
+  unsigned sm_;
+  blocks::LoscacheTableParams p_;
+  std::unique_ptr<blocks::Instance<blocks::LoscacheTableBlock>> table_;
+  uint32_t phase_ = blocks::kNormal;  // phase_o of the last cycle
+  bool start_ = false, done_ = false, have_pred_ = false, prio_ = false;
+  unsigned pred_slot_ = 0;
+  uint64_t l2_pending_ = 0;
+  unsigned queries_out_ = 0;
+  std::deque<std::pair<uint32_t, uint32_t>> fills_;  // (entry, count)
+  std::deque<uint32_t> mispredicts_;
+  std::vector<uint8_t> naive_;                       // per entry: the count its fill brought
+  std::unordered_map<uint32_t, uint64_t> hi_;        // block -> upper address bits
+  std::unordered_map<const void*, uint32_t> fn_ids_;
+
+  struct Stats {
+    uint64_t table_cycles = 0, predict_cycles = 0, update_cycles = 0;
+    uint64_t inserts = 0, lookups = 0, predictions = 0, pred_sum = 0, thr_sum = 0;
+    uint64_t queries = 0, fills = 0, fills_zero = 0, mispredicts = 0;
+  } st_;
+};
+
+}  // namespace relgpu::sm

@@ -1,0 +1,156 @@
+// LoSCache on one L2 slice behind a scripted initiator (mem/loscache.h):
+// gating after the predicted last access, the under-prediction refetch with
+// its mispredict flag, write-back of a dirty line before gating, bypass of
+// pred == 1, counting only in the prediction phase, count queries, and the
+// L2 energy with and without gating.
+#include "mem_test_rig.h"
+
+namespace relgpu::mem::test {
+namespace {
+
+struct Rig : PartitionRig {
+  explicit Rig(bool los = true) : PartitionRig({los ? "loscache.enable=true" : "loscache.enable=false"}) {}
+  config::json st() const { return part->stats(); }
+  config::json los() const { return part->stats()["loscache"]; }
+};
+
+std::vector<uint8_t> data(const Req& r) { return {r.data, r.data + kLineBytes}; }
+
+Req& predicted(Req& r, uint8_t pred, int16_t entry = 0) {
+  r.ext->los_pred = r.ext->los_naive = pred;
+  r.ext->los_entry = entry;
+  return r;
+}
+
+L2Cache::State state(Rig& r, uint64_t a) {
+  int i = r.part->cache().lookup(a);
+  return i < 0 ? L2Cache::State::invalid : r.part->cache().line(i).st;
+}
+
+TEST(MemLoscache, GatesAfterPredictedLastAccessThenRefetchesOnUnderPrediction) {
+  Rig r;
+  uint64_t a = pattern_alloc(r.g, 4096, 3);
+  EXPECT_EQ(r.part->cache().powered_lines(), 0u) << "every line starts gated";
+  Req& r1 = predicted(r.ini.read(a), 2, 5);
+  Req& r2 = predicted(r.ini.read(a, sc_time(500, SC_NS)), 2, 5);  // 2nd access = predicted last
+  sc_core::sc_start(sc_time(800, SC_NS));
+  ASSERT_EQ(r.ini.finished, 2u);
+  EXPECT_EQ(state(r, a), L2Cache::State::gated) << "gated after its 2nd access, tag kept";
+  EXPECT_FALSE(r2.ext->los_mispredict);
+  EXPECT_EQ(r.los()["gatings"], 1);
+  // A 3rd access: under-prediction. Refetched from DRAM, flagged, data intact.
+  Req& r3 = predicted(r.ini.read(a), 2, 5);
+  sc_core::sc_start(sc_time(800, SC_NS));
+  ASSERT_EQ(r.ini.finished, 3u);
+  EXPECT_TRUE(r3.ext->los_mispredict);
+  EXPECT_EQ(data(r1), gmem_line(r.g, a));
+  EXPECT_EQ(data(r3), gmem_line(r.g, a));
+  EXPECT_EQ(r.st()["dram"]["reads"], 2) << "the gated line's data was refetched";
+  EXPECT_EQ(state(r, a), L2Cache::State::valid) << "the waking access does not gate again";
+  config::json l = r.los();
+  EXPECT_EQ(l["gated_hits"], 1);
+  EXPECT_EQ(l["mispredicts"], 1);
+  EXPECT_EQ(l["wakeups"], 2);
+  // One generation of 3 accesses, predicted 2: under-predicted.
+  EXPECT_EQ(l["generations_predicted"], 1);
+  EXPECT_EQ(l["under_predicted"], 1);
+  EXPECT_EQ(l["exact_adaptive"], 0);
+}
+
+TEST(MemLoscache, DirtyLineIsWrittenBackBeforeGating) {
+  Rig r;
+  uint64_t a = pattern_alloc(r.g, 4096, 7);
+  uint32_t v = 0x12345678;
+  predicted(r.ini.write(a, 12, &v, 4), 2);
+  Req& rd = predicted(r.ini.read(a, sc_time(500, SC_NS)), 2);  // last access: gate, write back first
+  sc_core::sc_start(sc_time(1500, SC_NS));
+  ASSERT_EQ(r.ini.finished, 2u);
+  EXPECT_EQ(state(r, a), L2Cache::State::gated);
+  EXPECT_EQ(r.st()["dram"]["writes"], 1);
+  EXPECT_EQ(r.los()["gate_writebacks"], 1);
+  uint32_t got;
+  std::vector<uint8_t> m = gmem_line(r.g, a);
+  std::memcpy(&got, m.data() + 12, 4);
+  EXPECT_EQ(got, v) << "DRAM holds the written bytes";
+  EXPECT_EQ(data(rd), m);
+  Req& again = r.ini.read(a);  // no prediction: refetch, unflagged
+  sc_core::sc_start(sc_time(800, SC_NS));
+  EXPECT_EQ(data(again), m);
+  EXPECT_FALSE(again.ext->los_mispredict);
+}
+
+TEST(MemLoscache, PredictionOfOneBypasses) {
+  Rig r;
+  uint64_t a = pattern_alloc(r.g, 4096, 9);
+  Req& rd = predicted(r.ini.read(a), 1);
+  uint8_t w[3] = {0xaa, 0xbb, 0xcc};
+  predicted(r.ini.write(a + 256, 40, w, 3), 1);
+  sc_core::sc_start(sc_time(1000, SC_NS));
+  ASSERT_EQ(r.ini.finished, 2u);
+  EXPECT_EQ(data(rd), gmem_line(r.g, a));
+  EXPECT_EQ(r.part->cache().lookup(a), -1) << "nothing allocated";
+  EXPECT_EQ(r.part->cache().lookup(a + 256), -1);
+  EXPECT_EQ(gmem_line(r.g, a + 256)[41], 0xbb) << "the write went to DRAM";
+  EXPECT_EQ(r.st()["dram"]["reads"], 1);
+  EXPECT_EQ(r.st()["dram"]["writes"], 1);
+  EXPECT_EQ(r.los()["bypass_reads"], 1);
+  EXPECT_EQ(r.los()["bypass_writes"], 1);
+  EXPECT_EQ(r.part->cache().powered_lines(), 0u);
+}
+
+TEST(MemLoscache, PredictionPhaseOnlyCountsAndQueriesReadTheCount) {
+  Rig r;
+  uint64_t a = pattern_alloc(r.g, 4096, 1);
+  for (int i = 0; i < 3; ++i) {
+    Req& q = predicted(r.ini.read(a, sc_time(300 * i, SC_NS)), 1);
+    q.ext->los_predict = true;
+  }
+  Req& q = r.ini.read(a, sc_time(1000, SC_NS));
+  q.ext->kind = Kind::query;
+  Req& none = r.ini.read(a + 1024, sc_time(1000, SC_NS));
+  none.ext->kind = Kind::query;
+  sc_core::sc_start(sc_time(1500, SC_NS));
+  ASSERT_EQ(r.ini.finished, 5u);
+  EXPECT_EQ(state(r, a), L2Cache::State::valid) << "no gating, no bypass in the prediction phase";
+  EXPECT_EQ(q.ext->los_count, 3);
+  EXPECT_EQ(none.ext->los_count, 0) << "absent line: count 0";
+  EXPECT_EQ(r.los()["queries"], 2);
+  EXPECT_EQ(r.los()["counted_accesses"], 3);
+  EXPECT_EQ(r.st()["dram"]["reads"], 1);
+}
+
+TEST(MemLoscache, GatingLowersLeakageAndEveryLineLeaksWithoutIt) {
+  Rig r;
+  uint64_t a = pattern_alloc(r.g, 4096, 2);
+  predicted(r.ini.read(a), 2);
+  predicted(r.ini.read(a, sc_time(400, SC_NS)), 2);
+  sc_core::sc_start(sc_time(2000, SC_NS));
+  config::json e = r.st()["l2_energy"];
+  EXPECT_GT(e["all_powered_leakage_nj"].get<double>(), 0);
+  EXPECT_LT(e["leakage_nj"].get<double>(), 0.2 * e["all_powered_leakage_nj"].get<double>())
+      << "one line powered for a few hundred ns of 2 us, the rest gated";
+  EXPECT_EQ(e["events"]["wake"]["count"], 1);
+  EXPECT_EQ(e["events"]["tag"]["count"], 2);
+  double on = r.los()["powered_line_cycles"].get<double>() / r.los()["line_cycles"].get<double>();
+  EXPECT_GT(on, 0);
+  EXPECT_LT(on, 0.01);
+}
+
+TEST(MemLoscache, WithoutLoscacheEveryLineLeaksAndNothingIsGated) {
+  Rig r(false);
+  uint64_t a = pattern_alloc(r.g, 4096, 2);
+  predicted(r.ini.read(a), 1);  // ignored: LoSCache is off
+  predicted(r.ini.read(a, sc_time(400, SC_NS)), 1);
+  sc_core::sc_start(sc_time(2000, SC_NS));
+  config::json s = r.st();
+  EXPECT_FALSE(s.contains("loscache"));
+  EXPECT_EQ(s["l2"]["hits"], 1);
+  EXPECT_EQ(state(r, a), L2Cache::State::valid);
+  EXPECT_DOUBLE_EQ(s["l2_energy"]["leakage_nj"].get<double>(), s["l2_energy"]["all_powered_leakage_nj"].get<double>());
+  EXPECT_EQ(s["l2_energy"]["events"]["wake"]["count"], 0);
+  EXPECT_EQ(s["l2_energy"]["events"]["data_read"]["count"], 2);
+  EXPECT_EQ(s["l2_energy"]["events"]["data_write"]["count"], 1) << "the fill";
+}
+
+}  // namespace
+}  // namespace relgpu::mem::test
