@@ -39,16 +39,18 @@ OperatingPoint operating_point(const config::Config& cfg) {
 
 Chip::Chip(const config::Config& cfg, const RfGeometry& g) : g_(g) {
   OperatingPoint op = operating_point(cfg);
-  build(uint64_t(cfg.get(kChipSeed)), parse_sigma_ratio(cfg.get(kSigmaRatio), kSigmaRatio.name), op);
+  build(uint64_t(cfg.get(kChipSeed)), parse_sigma_ratio(cfg.get(kSigmaRatio), kSigmaRatio.name),
+        parse_floorplan(cfg.get(kFloorplan), kFloorplan.name), op);
 }
 
-Chip::Chip(uint64_t seed, const std::string& sigma_ratio, const RfGeometry& g, OperatingPoint op) : g_(g) {
+Chip::Chip(uint64_t seed, const std::string& sigma_ratio, const RfGeometry& g, OperatingPoint op, Floorplan fp)
+    : g_(g) {
   SigmaSplit split = parse_sigma_ratio(sigma_ratio);
   check_op(op);
-  build(seed, split, op);
+  build(seed, split, fp, op);
 }
 
-void Chip::build(uint64_t seed, SigmaSplit split, OperatingPoint op) {
+void Chip::build(uint64_t seed, SigmaSplit split, Floorplan fp, OperatingPoint op) {
   for (unsigned s = 0; s < g_.sms; ++s) maps_.emplace_back(g_.banks, g_.rows, g_.entry_bits);
   // Nominal supply: nothing fails whatever the chip, so skip the model.
   if (op.by_rate ? op.rate == 0.0 : op.vdd >= 1.0) {
@@ -56,7 +58,7 @@ void Chip::build(uint64_t seed, SigmaSplit split, OperatingPoint op) {
     for (auto& m : maps_) m.set_vdd(vdd_);
     return;
   }
-  Variation var(seed, split, g_);
+  Variation var(seed, split, g_, fp);
   const uint64_t per_sm = g_.cells_per_sm();
   std::vector<Code> codes(g_.cells());
   std::vector<uint64_t> hist(65536, 0);
@@ -106,7 +108,7 @@ std::shared_ptr<const Chip> Chip::shared(const config::Config& cfg, const RfGeom
   OperatingPoint op = operating_point(cfg);
   std::ostringstream k;
   k.precision(17);
-  k << cfg.get(kChipSeed) << '|' << cfg.get(kSigmaRatio) << '|' << g.sms << ',' << g.banks << ',' << g.rows << ','
+  k << cfg.get(kChipSeed) << '|' << cfg.get(kSigmaRatio) << '|' << cfg.get(kFloorplan) << '|' << g.sms << ',' << g.banks << ',' << g.rows << ','
     << g.entry_bits << '|' << op.by_rate << ',' << op.vdd << ',' << op.rate;
   std::lock_guard<std::mutex> lock(mu);
   std::shared_ptr<const Chip> c = live[k.str()].lock();

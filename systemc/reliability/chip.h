@@ -31,7 +31,8 @@ OperatingPoint operating_point(const config::Config& cfg);
 class Chip {
  public:
   Chip(const config::Config& cfg, const RfGeometry& g);
-  Chip(uint64_t seed, const std::string& sigma_ratio, const RfGeometry& g, OperatingPoint op);
+  Chip(uint64_t seed, const std::string& sigma_ratio, const RfGeometry& g, OperatingPoint op,
+       Floorplan fp = Floorplan::kRfBlock);
 
   // The chip of this config, shared by everyone who asks while one is alive
   // (the SMs of one GPU), so the maps are built once.
@@ -50,7 +51,7 @@ class Chip {
   double vmax_abs() const { return max_code_ * kStep; }
 
  private:
-  void build(uint64_t seed, SigmaSplit split, OperatingPoint op);
+  void build(uint64_t seed, SigmaSplit split, Floorplan fp, OperatingPoint op);
 
   RfGeometry g_;
   double vdd_ = 1.0;

@@ -11,21 +11,43 @@
 //
 // Systematic part: a zero-mean, unit-variance Gaussian field over the die
 // with VARIUS's spherical correlation rho(r) = 1 - 1.5 r/phi + 0.5 (r/phi)^3
-// (r <= phi, else 0), phi = 0.5 of the die width. It is sampled exactly (the
-// Cholesky factor of the covariance of a lattice) on a kLattice x kLattice
-// lattice over each SM's register file and interpolated bilinearly between
+// (r <= phi, else 0), phi = 0.5 of the die width (Table 6.1). It is sampled
+// exactly (the Cholesky factor of the covariance of a lattice) on a kLattice
+// x kLattice lattice over each SM's register file and interpolated bilinearly between
 // lattice points (VARIUS also uses a grid). One field drives both Vth_sys and
 // Leff_sys (our choice: lithography sets Leff and Vth follows Leff).
 //
-// Floorplan (our choice, the paper gives none): the die is a square of
-// ceil(sqrt(sms))^2 SM tiles, SM s at tile (s % side, s / side) (15 SMs: a
-// 4x4 die with one tile unused, as GF100). Each SM's RF is a square of
-// kRfSide = 1/4 of the tile's side (1/16 of the SM's area: our estimate for
-// 128 KB of 8T SRAM in a Fermi-class SM) at the tile's centre; its banks sit in a grid of
-// bank columns (cols = the power of two making the array closest to square:
-// 32 banks of 256 x 128 cells -> 8 x 4 banks, 1024 x 1024 cells), cell
-// (bank, row, bit) at column (bank % cols) * bits + bit, row (bank / cols) *
-// rows + row.
+// Floorplan (pv.floorplan; our choice, the paper gives none). Two layouts:
+//  rf_block (default): the register files of all SMs, each a square array,
+//    sit side by side in one compact square block, SM s's RF at block tile
+//    (s % side, s / side), side = ceil(sqrt(sms)), the RF filling its tile.
+//    The block is kBlockSide = 0.1 of the die width: the area of the RF cell
+//    arrays alone, packed together. 15 x 32 x 256 x 128 = 15.7 M 8T cells x
+//    ~0.17 um^2 (28 nm 8T cell, ~1.3x the 0.127 um^2 of a 28 nm HD 6T cell)
+//    = 2.7 mm^2, a 1.6 mm square, on a 15-SM Fermi-class die at 28 nm of
+//    ~16 mm side (GF100's 529 mm^2 at 40 nm x (28/40)^2 = 260 mm^2). So the
+//    field (phi = 0.5 die width = 5 block widths) varies little across the
+//    block (far corners correlate at 0.59), though not nothing.
+//  sm_tiles: the die is a square of side x side SM tiles, SM s at tile
+//    (s % side, s / side) (15 SMs: a 4x4 die with one tile unused, as
+//    GF100); each SM's RF is a square of kRfSide = 1/4 of the tile's side
+//    (1/16 of the SM's area: our estimate for 128 KB of 8T SRAM in a
+//    Fermi-class SM) at the tile's centre, so RFs are a tile width apart.
+// Why rf_block is the default: of the two it is the closer to the paper's
+// calibration points (Fig. 6.2/6.3; 100-chip table and the reasons for what
+// still differs: docs/results/pv_calibration.md). With sm_tiles, SMs far
+// apart see independent systematic offsets, so at 1:4 the failing cells
+// crowd into the chip's worst SMs: 84 mV drop (paper 62), 6.9% faulty
+// entries (paper 31-39%); rf_block: 78 mV, 14.2%; at 1:1 20% vs 31%. The
+// paper's numbers are what a systematic part nearly constant over all RF
+// cells gives (1% of cells failing independently makes 36.7% of 128-bit
+// entries faulty at any ratio), which suggests its R model sampled the field
+// over the RF array alone. A smaller block comes closer still (0.03 of the
+// die: 1:4 69 mV, 22%), but 0.1 is the physical size, not a fit.
+// Within an RF, banks sit in a grid of bank columns (cols = the power of two
+// making the array closest to square: 32 banks of 256 x 128 cells -> 8 x 4
+// banks, 1024 x 1024 cells), cell (bank, row, bit) at column
+// (bank % cols) * bits + bit, row (bank / cols) * rows + row.
 //
 // Cell Vmin (8T cell: no read failures; VARIUS-NTV's hold and write
 // stability), first-order (linear) sensitivities, the standard way VARIUS
@@ -43,8 +65,8 @@
 // drive current under VARIUS's alpha-power law I ~ (Vdd - Vth)^alpha / Leff:
 // cL = (Vw0 - VthNOM) / alpha, alpha = 1.3.
 // Constants: Vw0 = VthNOM + kWriteMargin, where kWriteMargin is the ONE fitted
-// constant of the model (fitted to the paper's Fig. 6.2 drops; see
-// variation.cpp). Vh0 = 0.20 V (nominal data-retention voltage, our choice:
+// constant of the model (fitted to the paper's 4:1 drop of 188 mV, Fig. 6.2;
+// see variation.cpp). Vh0 = 0.20 V (nominal data-retention voltage, our choice:
 // hold is far below write, so few cells are hold-limited).
 // Volts here are absolute; chip.h normalises by the chip's worst cell.
 #pragma once
@@ -61,6 +83,10 @@ struct RfGeometry {
   uint64_t cells() const { return cells_per_sm() * sms; }
 };
 
+enum class Floorplan { kRfBlock, kSmTiles };
+// Parses "rf_block" / "sm_tiles"; anything else is an InputError naming `key`.
+Floorplan parse_floorplan(const std::string& text, const std::string& key = "pv.floorplan");
+
 // Parses "1:4" / "1:1" / "4:1"; anything else is an InputError naming `key`.
 struct SigmaSplit { double rand = 0, sys = 0; };  // fractions of the total sigma
 SigmaSplit parse_sigma_ratio(const std::string& text, const std::string& key = "pv.sigma_ratio");
@@ -73,7 +99,7 @@ using Code = uint16_t;
 
 class Variation {
  public:
-  Variation(uint64_t seed, SigmaSplit split, const RfGeometry& g);
+  Variation(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan fp = Floorplan::kRfBlock);
 
   const RfGeometry& geometry() const { return g_; }
   // Vmin codes of every cell of SM `sm`, index (bank * rows + row) * bits + bit.
@@ -84,7 +110,8 @@ class Variation {
   double field(unsigned sm, unsigned i) const { return field_[size_t(sm) * kLattice * kLattice + i]; }
 
   static constexpr unsigned kLattice = 8;       // lattice points per RF side
-  static constexpr double kRfSide = 0.25;        // RF side / SM tile side
+  static constexpr double kRfSide = 0.25;        // sm_tiles: RF side / SM tile side
+  static constexpr double kBlockSide = 0.1;      // rf_block: block side / die width
   static constexpr double kPhi = 0.5;            // correlation range / die width
   static constexpr double kVthNom = 0.35, kVthSigma = 0.12, kLeffSigma = 0.06, kAlpha = 1.3;
   static const double kWriteMargin;              // the fitted constant (variation.cpp)
@@ -100,7 +127,7 @@ class Variation {
 };
 
 // Lattice point coordinates (die widths) of every SM's RF, row-major per SM.
-std::vector<double> lattice_points(const RfGeometry& g);
+std::vector<double> lattice_points(const RfGeometry& g, Floorplan fp = Floorplan::kRfBlock);
 // Spherical correlation at distance r (die widths).
 double spherical_rho(double r, double phi);
 

@@ -2,23 +2,22 @@
 // Fig. 6.2, 6.3, 6.11): at 1% cell failure, per sigma_rand:sigma_sys ratio,
 // the mean Vdd drop below the chip's worst cell and the fraction of faulty
 // (2+ bad cells) 128-bit entries, over chips of the full GTX480 RF
-// (15 SMs x 32 banks x 256 x 128 bits).
+// (15 SMs x 32 banks x 256 x 128 bits), default floorplan (rf_block).
 //
-// 6 chips per ratio here, to keep each case to a few seconds; 100-chip
-// numbers (reported in the commit) differ from these by < 3 mV and < 1.5
-// points. What holds, with the one fitted constant (variation.cpp):
-//   4:1  drop 189 mV (paper 188: the fit), faulty entries 34% (paper 31-39%)
-//   1:1  1% point at 0.837 V (paper ~0.86 V), faulty entries 19.5%
-//   1:4  drop 82 mV (paper 62), faulty entries 6.6%
-// 1:1 and 1:4 miss the paper: the systematic field differs from SM to SM
-// (tiles of a die with phi = half its width), so at 1:4 the chip's failing
-// cells crowd into its worst SMs, widening the top of the Vmin distribution
-// and putting many bad cells into few entries. The paper's 1:4 and 1:1
-// numbers are what a systematic part constant over the chip's RF gives.
-// The bands below are the paper's where the model meets it, else the
-// model's own values with a margin for the 6-chip sample.
+// The cases use 6 chips per ratio (seeds 1000-1005) to stay at a few seconds
+// each; docs/results/pv_calibration.md has the 100-chip table (seeds
+// 1000-1099) and the reasons for each difference from the paper. Regenerate
+// it with (one line)
+//   build/bin/reliability_calibration_test --gtest_also_run_disabled_tests
+//   --gtest_filter='*DISABLED_Table*'
+// One constant is fitted (Variation::kWriteMargin, to the 4:1 drop); every
+// other band below checks a prediction. Where the model meets the paper the
+// band is the paper's; where it does not, the band is the model's own
+// 100-chip value with a margin for the 6-chip sample, and the comment gives
+// the paper's number.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "reliability/chip.h"
@@ -26,59 +25,121 @@
 namespace relgpu::reliability {
 namespace {
 
-struct Mean { double vdd = 0, entries = 0, rate = 0; };
+struct Stats {
+  double vdd = 0, entries = 0, rate = 0;   // means over the chips
+  double entries_min = 1, entries_max = 0;  // range over the chips
+  unsigned max_bad_bits = 0;                // most bad cells in one entry, any chip
+  double drop_mv() const { return 1000 * (1 - vdd); }
+};
 
-Mean at_one_percent(const std::string& ratio, unsigned chips) {
+Stats at_one_percent(const std::string& ratio, unsigned chips, Floorplan fp = Floorplan::kRfBlock) {
   RfGeometry g;  // GTX480 defaults
   OperatingPoint op;
   op.by_rate = true;
   op.rate = 0.01;
-  Mean m;
+  Stats m;
   for (unsigned c = 0; c < chips; ++c) {
-    Chip chip(1000 + c, ratio, g, op);
+    Chip chip(1000 + c, ratio, g, op, fp);
     m.vdd += chip.vdd() / chips;
     m.entries += chip.faulty_entry_rate() / chips;
     m.rate += chip.cell_failure_rate() / chips;
+    m.entries_min = std::min(m.entries_min, chip.faulty_entry_rate());
+    m.entries_max = std::max(m.entries_max, chip.faulty_entry_rate());
+    for (unsigned s = 0; s < g.sms; ++s) {
+      std::vector<uint64_t> h = chip.rf_faults(s).histogram();
+      for (unsigned k = 0; k < h.size(); ++k)
+        if (h[k]) m.max_bad_bits = std::max(m.max_bad_bits, k);
+    }
   }
-  std::printf("sigma %s, %u chips: 1%% point %.4f V (drop %.1f mV), faulty entries %.1f%%, cell failure %.4f%%\n",
-              ratio.c_str(), chips, m.vdd, 1000 * (1 - m.vdd), 100 * m.entries, 100 * m.rate);
+  std::printf("%s sigma %s, %u chips: 1%% point %.4f V (drop %.1f mV), faulty entries %.1f%% [%.1f, %.1f], "
+              "max bad bits %u, cell failure %.4f%%\n",
+              fp == Floorplan::kRfBlock ? "rf_block" : "sm_tiles", ratio.c_str(), chips, m.vdd, m.drop_mv(),
+              100 * m.entries, 100 * m.entries_min, 100 * m.entries_max, m.max_bad_bits, 100 * m.rate);
   return m;
 }
 
 constexpr unsigned kChips = 6;
 
 TEST(ReliabilityCalibration, Sigma4to1) {
-  Mean m = at_one_percent("4:1", kChips);
+  Stats m = at_one_percent("4:1", kChips);
   EXPECT_NEAR(m.rate, 0.01, 1e-4);
-  EXPECT_NEAR(1000 * (1 - m.vdd), 188.0, 15.0);  // paper: 188 mV
-  EXPECT_GE(m.entries, 0.31);                      // paper: 31-39%
+  // Paper: 188 mV, the fitted point: 188.6 mV over 100 chips, 196.9 on these 6.
+  EXPECT_NEAR(m.drop_mv(), 188.0, 15.0);
+  EXPECT_GE(m.entries, 0.31);             // paper: 31-39%; model 36.2%
   EXPECT_LE(m.entries, 0.39);
 }
 
 TEST(ReliabilityCalibration, Sigma1to1) {
-  Mean m = at_one_percent("1:1", kChips);
+  Stats m = at_one_percent("1:1", kChips);
   EXPECT_NEAR(m.rate, 0.01, 1e-4);
-  EXPECT_NEAR(m.vdd, 0.86, 0.035);   // paper ~0.86 V; model 0.837 V (100 chips)
-  EXPECT_GE(m.entries, 0.12);        // paper 31-39%; model 19.5% (100 chips)
+  // Paper: ~0.86 V (Fig. 6.11). Model: 0.844 V over 100 chips, 0.841 V on
+  // these 6 (the linear Vmin model puts the 1:1 drop ~15 mV above the paper's;
+  // see the doc).
+  EXPECT_NEAR(m.vdd, 0.86, 0.02);
+  // Paper 31-39%; model 31.1% over 100 chips (single chips 18-35%), 29.4% on
+  // these 6: the band is the model's.
+  EXPECT_GE(m.entries, 0.28);
   EXPECT_LE(m.entries, 0.39);
+  EXPECT_LE(m.max_bad_bits, 60u);  // paper: up to 28 bad bits (at 1:4)
 }
 
 TEST(ReliabilityCalibration, Sigma1to4) {
-  Mean m = at_one_percent("1:4", kChips);
+  Stats m = at_one_percent("1:4", kChips);
   EXPECT_NEAR(m.rate, 0.01, 1e-4);
-  EXPECT_NEAR(1000 * (1 - m.vdd), 62.0, 30.0);  // paper 62 mV; model 82 mV (100 chips)
-  EXPECT_LE(m.entries, 0.39);                    // paper 31-39%; model 6.6% (100 chips)
-  EXPECT_GE(m.entries, 0.02);
+  // Paper 62 mV; model 78.1 mV over 100 chips, 83.5 mV on these 6. The systematic field still
+  // varies across the RF block (phi = 5 block widths), so at 1:4 the chip's
+  // worst cell sits where the field is high and the 1% point where it is
+  // typical: the drop has a systematic share the paper's has less of.
+  EXPECT_NEAR(m.drop_mv(), 78.0, 12.0);
+  // Paper 31-39%; model 14.2% over 100 chips (single chips 6-23%): the same
+  // systematic spread crowds the failing cells into the block's high-field
+  // corner, many bad cells per entry there and few entries elsewhere.
+  EXPECT_GE(m.entries, 0.07);
+  EXPECT_LE(m.entries, 0.25);
+  EXPECT_GT(m.max_bad_bits, 28u);  // paper: up to 28; the model's clusters are denser (118)
 }
 
 // The ordering the paper draws from Fig. 6.2: more random variation, larger
 // drop at the same failure rate, and less clustered faults.
 TEST(ReliabilityCalibration, RandomVariationWidensTheDrop) {
-  Mean a = at_one_percent("1:4", 2), b = at_one_percent("1:1", 2), c = at_one_percent("4:1", 2);
+  Stats a = at_one_percent("1:4", 2), b = at_one_percent("1:1", 2), c = at_one_percent("4:1", 2);
   EXPECT_GT(a.vdd, b.vdd);
   EXPECT_GT(b.vdd, c.vdd);
   EXPECT_LT(a.entries, b.entries);
   EXPECT_LT(b.entries, c.entries);
+  EXPECT_GT(a.max_bad_bits, b.max_bad_bits);
+  EXPECT_GT(b.max_bad_bits, c.max_bad_bits);
+}
+
+// pv.floorplan changes the chips: with the RFs a tile apart (sm_tiles) the
+// systematic part differs between SMs, so at 1:4 the failing cells crowd
+// into fewer entries (100 chips: 6.9% against 14.2%; the drop, 83.7 against
+// 78.1 mV, differs too little to check on 3 chips).
+TEST(ReliabilityCalibration, SpreadFloorplanClustersFaults) {
+  Stats block = at_one_percent("1:4", 3, Floorplan::kRfBlock);
+  Stats tiles = at_one_percent("1:4", 3, Floorplan::kSmTiles);
+  EXPECT_LT(tiles.entries, 0.8 * block.entries);
+}
+
+// The 100-chip table of docs/results/pv_calibration.md (about 7 minutes on
+// one core); run with --gtest_also_run_disabled_tests.
+TEST(ReliabilityCalibration, DISABLED_Table) {
+  const char* paper[3][2] = {{"62 mV", "31-39%"}, {"~140 mV (0.86 V)", "31-39%"}, {"188 mV", "31-39%"}};
+  const char* ratios[3] = {"1:4", "1:1", "4:1"};
+  std::string rows;
+  for (Floorplan fp : {Floorplan::kRfBlock, Floorplan::kSmTiles})
+    for (int r = 0; r < 3; ++r) {
+      Stats m = at_one_percent(ratios[r], 100, fp);
+      char line[256];
+      std::snprintf(line, sizeof line, "| %s | %s | %.3f V | %.1f mV | %s | %.1f %% [%.1f, %.1f] | %s | %u |\n",
+                    fp == Floorplan::kRfBlock ? "rf_block" : "sm_tiles", ratios[r], m.vdd, m.drop_mv(),
+                    paper[r][0], 100 * m.entries, 100 * m.entries_min, 100 * m.entries_max, paper[r][1],
+                    m.max_bad_bits);
+      rows += line;
+    }
+  std::printf("| floorplan | sigma_rand:sigma_sys | Vdd at 1%% | drop | paper drop | faulty entries, mean "
+              "[range] | paper | max bad bits per entry |\n|---|---|---|---|---|---|---|---|\n%s",
+              rows.c_str());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // errors, SEC-DED, and the time to build a full chip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -174,6 +175,38 @@ TEST(ReliabilityPv, BadOperatingPointsNameTheKey) {
   EXPECT_EQ(d.vdd(), 1.0);
   EXPECT_EQ(d.faulty_cells(), 0u);
   EXPECT_TRUE(def.get(kRfSecded));
+}
+
+// pv.floorplan: rf_block packs the RFs into one block kBlockSide wide;
+// sm_tiles spreads them a tile apart. The key takes only those two names,
+// and the chip a config builds follows it.
+TEST(ReliabilityPv, Floorplan) {
+  RfGeometry g = small_geometry();  // 4 SMs: a 2 x 2 arrangement
+  auto extent = [](const std::vector<double>& p) {
+    double lo = 1, hi = 0;
+    for (double v : p) lo = std::min(lo, v), hi = std::max(hi, v);
+    return hi - lo;
+  };
+  std::vector<double> block = lattice_points(g, Floorplan::kRfBlock), tiles = lattice_points(g, Floorplan::kSmTiles);
+  EXPECT_NEAR(extent(block), Variation::kBlockSide, 1e-12);
+  // sm_tiles: tiles of half the die, RFs of a quarter tile at their centres.
+  EXPECT_NEAR(extent(tiles), 0.5 + 0.5 * Variation::kRfSide, 1e-12);
+  EXPECT_EQ(lattice_points(g), block);  // the default
+  std::string m = error_of([] { parse_floorplan("grid"); });
+  EXPECT_NE(m.find("pv.floorplan"), std::string::npos) << m;
+  EXPECT_NE(m.find("'rf_block', 'sm_tiles'"), std::string::npos) << m;
+  config::Config bad;
+  m = error_of([&] { bad.set("pv.floorplan=grid"); });
+  EXPECT_NE(m.find("pv.floorplan"), std::string::npos) << m;
+  config::Config def, spread;
+  EXPECT_EQ(def.get(kFloorplan), "rf_block");
+  def.set("rf.cell_failure_rate=0.05");
+  spread.set("rf.cell_failure_rate=0.05");
+  spread.set("pv.floorplan=sm_tiles");
+  Chip a(def, g), b(spread, g);  // pv.chip_seed 1, pv.sigma_ratio 1:1 by default
+  EXPECT_TRUE(same_maps(a, Chip(1, "1:1", g, at_rate(0.05), Floorplan::kRfBlock)));
+  EXPECT_TRUE(same_maps(b, Chip(1, "1:1", g, at_rate(0.05), Floorplan::kSmTiles)));
+  EXPECT_FALSE(same_maps(a, b));
 }
 
 TEST(ReliabilityPv, SecdedCorrectsOneStuckBitNotTwo) {
