@@ -453,6 +453,7 @@ void Core::complete(Inst* in) {
     cta.released.clear();
   }
   unsigned cs = s.cta_slot;
+  if (gr_ && w.done && !s.inflight) gr_->warp_exited(in->ws);  // GR-Guard: its registers are dead
   free_inst(in);
   if (w.done) cta_check(cs);
 }

@@ -50,12 +50,16 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   tgt_w_ = p_.tgt_w();
   row_w_ = p_.row_w();
   stall_limit_ = uint64_t(cfg.get(kGrGuardStallLimit));
+  exit_deaths_ = cfg.get(kGrGuardExitDeaths);
   vdd_ = c_.rf_faults()->vdd();
   rate_ = cfg.get(reliability::kRfCellFailureRate);
   rd_.assign(groups_, Port{});
   wr_.assign(groups_, Port{});
   place_.assign(p_.num_wrg(), Place{});
   patched_.assign(p_.num_wrg(), 0);
+  live_.assign(p_.num_wrg(), 0);
+  doomed_.assign(p_.num_wrg(), 0);
+  deathq_.assign(groups_, {});
   pu_ = blocks::make<blocks::PatchingUnitBlock>(p_, blocks::Site{c_.id_, &cfg});
   load_faulty_map();
   c_.regs_.set_placement([this](unsigned g, unsigned row, unsigned e) -> EntryLoc {
@@ -92,10 +96,14 @@ void GrGuard::begin_launch() {
   pu_->cycle(in);
   std::fill(place_.begin(), place_.end(), Place{});
   std::fill(patched_.begin(), patched_.end(), 0);
+  std::fill(live_.begin(), live_.end(), 0);  // kernel_start_i sets every Dead bit
+  std::fill(doomed_.begin(), doomed_.end(), 0);
+  for (auto& q : deathq_) q.clear();
   std::fill(rd_.begin(), rd_.end(), Port{});
   std::fill(wr_.begin(), wr_.end(), Port{});
   spillq_.clear();
   claim_rd_ = claim_wr_ = 0;
+  turn_ = 0;
   spill_on_ = false;
   c_.l1_.reserve_last_way(false);
   st_ = Stats{};
@@ -138,6 +146,35 @@ void GrGuard::granted(Inst* in, unsigned slot) {
 }
 
 bool GrGuard::holds(const Inst* in) const { return in->gr.spill_reads || in->gr.hold > c_.now_; }
+
+// Death at warp exit (the paper is silent; its only death is a read with the
+// compiler dead bit, and a register whose last read is a third operand, or
+// that is never read, stays live until rewritten). A warp that exited with
+// nothing in flight never touches its registers again, so every WRG of its
+// row range (all bank groups) is dead. The SM sends one death notification
+// per WRG it wrote since that WRG last died, through the unit's read ports
+// (rd_valid=1, rd_dead=1, rd_div=0: the unit's own death rule, no RTL
+// change). They are map updates, not bank reads: no RF read is counted.
+// Ordering with re-bound rows (our choice): a queued death stays valid while
+// the new warp bound to those rows has not written the WRG (a death before
+// the first write is right: the WRG holds nothing yet); the first write the
+// SM presents for it drops the queued death (present_writes), because a
+// death after that write would release the patch of live data. The write
+// itself releases the stale patch or selects anew (a divergent first write
+// keeps the stale patch, which is still reserved, so nothing is lost).
+// Deaths still queued when the kernel ends are dropped: kernel_start_i kills
+// every WRG anyway, and they never keep the SM busy.
+void GrGuard::warp_exited(unsigned ws) {
+  if (!exit_deaths_) return;
+  const unsigned base = c_.regs_.row_of(ws, 0);
+  for (unsigned g = 0; g < groups_; ++g)
+    for (unsigned r = base; r < base + c_.rows_per_warp_ && r < p_.rows; ++r) {
+      const uint32_t row = urow(r), w = g * p_.rows + row;
+      if (!live_[w] || doomed_[w]) continue;
+      doomed_[w] = 1;
+      deathq_[g].push_back(row);
+    }
+}
 
 // The L1 port belongs to the LD/ST unit first (our choice): a spill access
 // waits for a cycle in which the unit's front instruction has no line to

@@ -23,6 +23,11 @@
 //         1: the patched entries are written a cycle later on the group's
 //           port; 2: they need the target group's write port; 3: an L1D
 //           write. The result is released (scoreboard) when all parts are in.
+// Warp exit: the registers of a warp that exited with nothing in flight are
+// dead. The SM tells the unit through its read ports (a death notification:
+// rd_valid, rd_dead, not divergent) for each WRG of the warp it has written
+// since that WRG last died, one per bank group per cycle in cycles the port
+// carries no operand read (grguard.cpp, warp_exited).
 // Placement: each WRG's entries live where the last accepted write put them
 // (wr_mask entries at entry i of the target WRG, or in the L1D), which
 // SmRegs uses to apply the cell faults of the place a value is stored in.
@@ -32,6 +37,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "blocks/instance.h"
@@ -54,6 +60,11 @@ inline const config::Key<int64_t> kGrGuardStallLimit{
     "GR-Guard: a register write that finds no patch (no dead good WRG, spill way full) for this many "
     "consecutive cycles stops the run: the chip cannot run at that rf.vdd", 1, 1e15};
 
+inline const config::Key<bool> kGrGuardExitDeaths{
+    "grguard.exit_deaths", true, "",
+    "GR-Guard: when a warp exits, mark its written WRGs dead through the unit's read ports (our addition; "
+    "false = the paper's compiler dead bits only, so a finished warp's registers stay live until rewritten)"};
+
 // GR-Guard state of one in-flight instruction (a member of sm::Inst).
 struct GrInst {
   uint32_t patch_reads = 0;   // read slots that re-read a patch WRG (kind 2), not presented to the unit
@@ -63,7 +74,10 @@ struct GrInst {
   uint16_t wr_done = 0;       // write slots the unit accepted
   uint8_t nx = 0, xg[12] = {};// kind-2 patch writes waiting for a write port: their target groups
   uint64_t wr_hold = 0;       // patched entries written by then (kind 1, spill)
-  uint64_t retry = 0;         // consecutive cycles with a write slot retried
+  bool stuck = false;         // a write slot was retried and none accepted since
+  uint32_t stuck_wrg = 0;     // the WRG of the lowest slot retried last
+  uint64_t stuck_since = 0;   // cycle of the first retry of this streak
+  uint64_t retried = ~uint64_t(0);  // cycle of the last retry
 };
 
 // Bit i: read slot i (StaticOp::rd_phys[i]) carries a compiler dead bit,
@@ -84,6 +98,7 @@ class GrGuard {
   void claim_read_ports(std::vector<uint8_t>& used);  // operand_read: kind-1 patch reads take their port
   void granted(Inst* in, unsigned slot);              // operand_read: a read won its group port
   bool holds(const Inst* in) const;                   // dispatch: operands not all in yet
+  void warp_exited(unsigned ws);                      // complete: exited, nothing in flight
   void writeback();                                   // replaces Core::writeback's body
   void add_activity(power::RfActivity& a) const;
   config::json stats() const;
@@ -105,6 +120,10 @@ class GrGuard {
     uint64_t patch_rd_entries = 0, patch_wr_entries = 0;
     // Entries redirected into patch WRGs (kinds 1, 2) and into the L1D (3).
     uint64_t moved_rd = 0, moved_wr = 0, spilled_rd = 0, spilled_wr = 0;
+    // Death notifications of exited warps' WRGs sent to the unit, and those
+    // dropped because a new warp wrote the WRG first.
+    uint64_t exit_deaths = 0, exit_deaths_dropped = 0;
+    uint64_t held = 0;  // cycles a stuck write waited for its turn (present_writes)
   };
 
   unsigned mix(unsigned kind, uint32_t mask, uint32_t wrg) const;
@@ -119,8 +138,11 @@ class GrGuard {
   bool l1_port_free() const;
   void load_faulty_map();
   void present_writes(blocks::PatchingUnitIn& pin);
+  void stop(const Inst* in) const;
   void apply_reads(const blocks::PatchingUnitIn& pin, const blocks::PatchingUnitOut& out);
   void apply_writes(const blocks::PatchingUnitOut& out);
+  void present_deaths(blocks::PatchingUnitIn& pin);
+  std::string census(uint32_t wrg) const;
   void serve_spill();
   void count_patch(bool write, unsigned grp, uint32_t mask);
   void count_access(bool write, unsigned kind, uint32_t mask, uint32_t wrg);
@@ -130,6 +152,7 @@ class GrGuard {
   std::unique_ptr<blocks::Instance<blocks::PatchingUnitBlock>> pu_;
   unsigned span_, groups_, tgt_w_, row_w_;
   uint64_t stall_limit_;
+  bool exit_deaths_;
   double vdd_, rate_;
   std::vector<Port> rd_, wr_;       // per bank group: this cycle's read / write port
   uint64_t claim_rd_ = 0, claim_wr_ = 0;  // ports the kind-1 patch accesses use next
@@ -137,8 +160,13 @@ class GrGuard {
   std::vector<uint32_t> faulty_;    // the Faulty map as loaded, per WRG
   std::vector<Place> place_;        // per WRG: where its entries are
   std::vector<uint8_t> patched_;    // per WRG: has a patch (from outputs and inputs)
+  // Per WRG, from what the SM presented: written since it last died (the
+  // unit's Dead bit is 0), and a death notification is queued for it.
+  std::vector<uint8_t> live_, doomed_;
+  std::vector<std::deque<uint32_t>> deathq_;  // per bank group: unit rows to notify, oldest first
   bool spill_on_ = false;
   uint64_t last_now_ = 0;
+  uint64_t turn_ = 0;  // rotation among stuck writes (present_writes)
   Stats st_;
 };
 

@@ -1,6 +1,8 @@
 // GR-Guard's per-cycle work: the writeback stage with the patching unit in
 // it (see grguard.h for the timing), and its stats.
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "common/error.h"
 #include "sm/core.h"
@@ -18,13 +20,34 @@ uint16_t all_slots(const Inst* in) { return uint16_t((1u << in->nwrite) - 1); }
 // Picks this cycle's writes as Core::writeback does (oldest ready result
 // first, all of its remaining registers' group ports free), and the write
 // ports of kind-2 patch parts (they take any free target port).
+// Stuck writes (retried, none accepted since) take turns: one of them per
+// cycle is presented, in rotation, and the others leave their group ports to
+// other results. Why (our choice, SM side; the unit is unchanged): the unit
+// makes one selection per cycle, for the lowest write port that needs one,
+// and if that one finds no patch every port needing one retries; a write
+// that cannot be patched yet would otherwise block, forever, the selections
+// of the writes beside it that could be, and with them the warps whose
+// progress frees patches. With one stuck write (the common case after a
+// lost one-selection race) nothing changes: it is presented every cycle.
 void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
   Core& c = c_;
   const unsigned span = span_;
+  unsigned nstuck = 0;
+  for (const Inst* in : c.wb_)
+    if (in->ready <= c.now_ && in->gr.stuck) {
+      if (c.now_ - in->gr.stuck_since > stall_limit_) stop(in);
+      ++nstuck;
+    }
+  const unsigned chosen = nstuck > 1 ? unsigned(turn_++ % nstuck) : 0;
+  unsigned k_stuck = 0;
   for (Inst* in : c.wb_) {
     if (in->ready > c.now_) continue;
     GrInst& s = in->gr;
     const uint16_t left = uint16_t(all_slots(in) & ~s.wr_done);
+    if (s.stuck && left && k_stuck++ != chosen) {
+      ++st_.held;
+      continue;
+    }
     if (!left) {
       for (unsigned k = 0; k < s.nx;) {
         unsigned g = s.xg[k];
@@ -56,12 +79,50 @@ void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
       if (pin.wr_valid_i >> g & 1) continue;
       c.group_write_[g] = 1;
       uint32_t row = urow(c.regs_.row_of(in->ws, in->pbase + in->op->wr_phys[j]));
+      uint8_t& doomed = doomed_[size_t(g) * p_.rows + row];
+      if (doomed) doomed = 0, ++st_.exit_deaths_dropped;  // see warp_exited
       wr_[g] = Port{in, uint8_t(j), row, false, in->f.exec != full_mask(in)};
       pin.wr_valid_i |= uint64_t(1) << g;
       pin.wr_row_i |= uint64_t(row) << (g * row_w_);
       if (wr_[g].div) pin.wr_div_i |= uint64_t(1) << g;
     }
   }
+}
+
+// A write found no patch for grguard.stall_limit cycles: the run stops.
+void GrGuard::stop(const Inst* in) const {
+  throw InputError("GR-Guard on SM " + std::to_string(c_.id_) + ": a register write found no patch (no dead " +
+                   "WRG good in its faulty entries, L1D spill way full) for " +
+                   std::to_string(c_.now_ - in->gr.stuck_since) + " cycles: this chip cannot run at rf.vdd=" +
+                   std::to_string(vdd_) + " (rf.cell_failure_rate=" + std::to_string(rate_) +
+                   ") with GR-Guard; raise rf.vdd or lower rf.cell_failure_rate (grguard.stall_limit=" +
+                   std::to_string(stall_limit_) + "); " + census(in->gr.stuck_wrg));
+}
+
+// Why no patch was found for WRG w, from the loaded Faulty map and the
+// SM's mirror of the maps (written WRGs, patched WRGs and their targets).
+std::string GrGuard::census(uint32_t w) const {
+  std::vector<uint8_t> occupied(p_.num_wrg(), 0);
+  for (uint32_t v = 0; v < p_.num_wrg(); ++v)
+    if (patched_[v] && place_[v].kind && place_[v].kind != 3) occupied[place_[v].tgt] = 1;
+  const uint32_t need = occupied[w] ? uint32_t(mask(span_)) : faulty_[w];
+  uint64_t faulty = 0, good = 0, live = 0, occ = 0, cand = 0, queued = 0;
+  for (uint32_t v = 0; v < p_.num_wrg(); ++v) {
+    faulty += unsigned(__builtin_popcount(faulty_[v]));
+    good += !faulty_[v];
+    live += live_[v];
+    occ += occupied[v];
+    cand += !live_[v] && !occupied[v] && !(faulty_[v] & need);
+    queued += doomed_[v];
+  }
+  return "WRG " + std::to_string(w) + " needs entries 0x" + [&] {
+    char b[16];
+    std::snprintf(b, sizeof b, "%x", need);
+    return std::string(b);
+  }() + "; SM census: " + std::to_string(faulty) + "/" + std::to_string(uint64_t(p_.num_wrg()) * span_) +
+         " faulty entries, " + std::to_string(good) + "/" + std::to_string(p_.num_wrg()) + " all-good WRGs, " +
+         std::to_string(live) + " written (not dead), " + std::to_string(occ) + " occupied as patches, " +
+         std::to_string(cand) + " candidates, " + std::to_string(queued) + " exit deaths queued";
 }
 
 // One access through the unit: its mix class, kind and moved entries.
@@ -103,7 +164,7 @@ void GrGuard::apply_reads(const blocks::PatchingUnitIn& pin, const blocks::Patch
     }
     // Mirror of the block's release on death (same inputs, same rule).
     bool same_write = (pin.wr_valid_i >> g & 1) && field(pin.wr_row_i, g, row_w_) == p.row;
-    if (p.dead && !p.div && !same_write) patched_[w] = 0;
+    if (p.dead && !p.div && !same_write) patched_[w] = 0, live_[w] = 0;
     p = Port{};
   }
 }
@@ -120,16 +181,13 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     if (out.wr_retry_o >> g & 1) {
       ++st_.retries;
       stalled = true;
-      if (++s.retry > stall_limit_)
-        throw InputError("GR-Guard on SM " + std::to_string(c.id_) + ": a register write found no patch (no dead " +
-                         "WRG good in its faulty entries, L1D spill way full) for " + std::to_string(s.retry) +
-                         " cycles: this chip cannot run at rf.vdd=" + std::to_string(vdd_) +
-                         " (rf.cell_failure_rate=" + std::to_string(rate_) + ") with GR-Guard; raise rf.vdd or " +
-                         "lower rf.cell_failure_rate (grguard.stall_limit=" + std::to_string(stall_limit_) + ")");
+      if (!s.stuck) s.stuck = true, s.stuck_since = c.now_;
+      if (s.retried != c.now_) s.stuck_wrg = g * p_.rows + p.row;  // the lowest retried port: it blocks the others
+      s.retried = c.now_;
       p = Port{};
       continue;
     }
-    s.retry = 0;
+    s.stuck = false;
     s.wr_done |= uint16_t(1u << p.slot);
     const uint32_t w = g * p_.rows + p.row;
     const unsigned k = field(out.wr_kind_o, g, 2);
@@ -141,6 +199,7 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     if (k && p.div && patched_[w]) ++st_.kept;
     else if (k) ++st_.selections;
     patched_[w] = k != 0;
+    live_[w] = 1;
     place_[w] = Place{uint8_t(k), m, tgt};
     if (k == 1) {
       s.wr_hold = std::max(s.wr_hold, c.now_ + 1);
@@ -155,6 +214,26 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     p = Port{};
   }
   if (stalled) ++st_.stall_cycles;
+}
+
+// Death notifications of exited warps' WRGs (warp_exited) on the read ports
+// that carry no operand read this cycle, oldest first per group. No write
+// presented this cycle is to a queued WRG (present_writes dropped those), so
+// the unit's same-cycle-write exception never applies to them.
+void GrGuard::present_deaths(blocks::PatchingUnitIn& pin) {
+  for (unsigned g = 0; g < groups_; ++g) {
+    if (rd_[g].in) continue;
+    std::deque<uint32_t>& q = deathq_[g];
+    while (!q.empty() && !doomed_[size_t(g) * p_.rows + q.front()]) q.pop_front();
+    if (q.empty()) continue;
+    const uint32_t row = q.front(), w = g * p_.rows + row;
+    q.pop_front();
+    doomed_[w] = live_[w] = patched_[w] = 0;
+    ++st_.exit_deaths;
+    pin.rd_valid_i |= uint64_t(1) << g;
+    pin.rd_row_i |= uint64_t(row) << (g * row_w_);
+    pin.rd_dead_i |= uint64_t(1) << g;
+  }
 }
 
 // One spill access per cycle on a free L1 port. A spill write also waits
@@ -195,6 +274,7 @@ void GrGuard::writeback() {
     if (p.div) pin.rd_div_i |= uint64_t(1) << g;
   }
   st_.lookups += unsigned(__builtin_popcountll(pin.rd_valid_i)) + unsigned(__builtin_popcountll(pin.wr_valid_i));
+  present_deaths(pin);  // after the lookup count: deaths are counted as map updates
   const blocks::PatchingUnitOut out = pu_->cycle(pin);
   if (spill_on_) st_.spill_way_cycles += now - last_now_;
   last_now_ = now;
@@ -230,7 +310,7 @@ void GrGuard::add_activity(power::RfActivity& a) const {
   a.patch_read_entries += st_.moved_rd;
   a.patch_write_entries += st_.moved_wr;
   a.pu_lookups += st_.lookups;
-  a.pu_updates += st_.selections;
+  a.pu_updates += st_.selections + st_.exit_deaths;  // an exit death writes Dead/Patch/Index valid
   a.l1d_spill_accesses += st_.l1_spill;
 }
 
@@ -255,6 +335,9 @@ config::json GrGuard::stats() const {
   j["patch_write_entries"] = st_.patch_wr_entries;
   j["moved_entries"] = st_.moved_rd + st_.moved_wr;
   j["spilled_entries"] = st_.spilled_rd + st_.spilled_wr;
+  j["exit_deaths"] = st_.exit_deaths;
+  j["exit_deaths_dropped"] = st_.exit_deaths_dropped;
+  j["stuck_write_holds"] = st_.held;
   return j;
 }
 

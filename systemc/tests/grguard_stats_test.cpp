@@ -4,8 +4,8 @@
 // message, and grguard.enable=false changes nothing.
 //
 // A one-SM GPU spreads 1% failing cells over one register file (about 30% of
-// its entries faulty, the paper's range), where a 15-SM chip puts them into
-// one or two SMs.
+// its entries faulty, the paper's range), where a 15-SM chip at 1:1 puts
+// more of them into a few SMs.
 #include "gpu/stats.h"
 #include "gpu_test_util.h"
 #include "sm/l1d.h"
@@ -76,6 +76,9 @@ TEST(GrGuardStats, AccessMixAddsUpAndEnergyFalls) {
     // One map lookup per port presented: accepted or retried.
     EXPECT_EQ(d["energy"]["patching_unit"]["events"]["lookup"]["count"].get<uint64_t>(),
               sum(gr["accesses"]) + gr["selection_failures"].get<uint64_t>());
+    // Map updates: selections and warp-exit deaths (not RF reads, not lookups).
+    EXPECT_EQ(d["energy"]["patching_unit"]["events"]["update"]["count"].get<uint64_t>(),
+              gr["patch_selections"].get<uint64_t>() + gr["exit_deaths"].get<uint64_t>());
     gpu::add_json(tg, d);
   }
   for (auto& d : base.launches) gpu::add_json(tb, d);
@@ -130,6 +133,30 @@ TEST(GrGuardStats, DisabledChangesNothing) {
       EXPECT_TRUE(x["energy"].contains("rf"));  // the baseline's RF energy, for comparisons
     }
   }
+}
+
+// Warp-exit deaths: scan's kernels run several waves of CTAs on one SM at
+// 1%, and the registers of warps that exited become patch candidates for the
+// later warps' writes, so fewer writes retry for want of a patch. Off, the
+// run is the paper's (compiler dead bits only) and sends none.
+TEST(GrGuardStats, ExitDeathsFreeFinishedWarpsRegisters) {
+  auto total = [](const Outcome& r, const char* k) {
+    uint64_t n = 0;
+    for (auto& d : r.launches) n += d["grguard"][k].get<uint64_t>();
+    return n;
+  };
+  Outcome on = run("scan", {"gpu.num_sms=1", "rf.cell_failure_rate=0.01", "grguard.enable=true"});
+  Outcome off = run("scan", {"gpu.num_sms=1", "rf.cell_failure_rate=0.01", "grguard.enable=true",
+                             "grguard.exit_deaths=false"});
+  ASSERT_EQ(on.error, "");
+  ASSERT_EQ(off.error, "");
+  EXPECT_TRUE(on.pass);
+  EXPECT_TRUE(off.pass);
+  EXPECT_GT(total(on, "exit_deaths"), 0u);
+  EXPECT_EQ(total(off, "exit_deaths"), 0u);
+  EXPECT_LT(total(on, "selection_failures"), total(off, "selection_failures"));
+  for (auto* r : {&on, &off})
+    for (auto& d : r->launches) EXPECT_EQ(d["sm_total"]["rf_faults"]["corrupting_writes"].get<uint64_t>(), 0u);
 }
 
 // The spill way: reserving it drops its lines and fills avoid it.
