@@ -3,7 +3,35 @@
 // every cycle (`--rtl-check`). One adapter pattern for all four blocks.
 //
 // A block is described by a traits struct:
-//   // Traits of one block: its port structs, C++ model, parameters and name.
+//   struct PatchingUnitBlock {
+//     using In = PatchingUnitIn; using Out = PatchingUnitOut;
+//     using Model = PatchingUnitModel; using Params = PatchingUnitParams;
+//     static constexpr const char* name = "patching_unit";
+//   };
+// The SM (or LD/ST unit) owns a std::unique_ptr<Instance<B>> from make<B>()
+// and calls cycle() once per its clock cycle, per the block.h contract.
+// Users of a block must derive every statistic from its outputs, never from
+// the C++ model's internals: RTL mode has no C++ model, and its stats must be
+// identical.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "blocks/bank_org_table/bank_org_table.h"
+#include "blocks/block.h"
+#include "blocks/droop_predictor/droop_predictor.h"
+#include "blocks/loscache_table/loscache_table.h"
+#include "blocks/patching_unit/patching_unit.h"
+#include "blocks/ports.h"
+#include "common/config.h"
+#include "common/error.h"
+
+namespace relgpu::blocks {
+
+// Traits of one block: its port structs, C++ model, parameters and name.
 #define RELGPU_BLOCK_TRAITS(Trait, Prefix, block_name) \
   struct Trait {                                      \
     using In = Prefix##In;                            \
