@@ -2,12 +2,8 @@
 // Verilated RTL (`relgpu run --rtl BLOCK`), or both side by side, compared
 // every cycle (`--rtl-check`). One adapter pattern for all four blocks.
 //
-// A block is described by a traits struct:
-//   struct PatchingUnitBlock {
-//     using In = PatchingUnitIn; using Out = PatchingUnitOut;
-//     using Model = PatchingUnitModel; using Params = PatchingUnitParams;
-//     static constexpr const char* name = "patching_unit";
-//   };
+// A block is described by a traits struct (RELGPU_BLOCK_TRAITS below):
+// PatchingUnitBlock::In / Out / Model / Params and ::name = "patching_unit".
 // The SM (or LD/ST unit) owns a std::unique_ptr<Instance<B>> from make<B>()
 // and calls cycle() once per its clock cycle, per the block.h contract.
 // Users of a block must derive every statistic from its outputs, never from

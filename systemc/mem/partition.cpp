@@ -150,27 +150,49 @@ bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
   if (a % kLineBytes || gp.get_data_length() < kLineBytes)
     SC_REPORT_ERROR(name(), "request is not one line-aligned 128-byte line (mem/request.h)");
   if (map_.partition(a) != index_) SC_REPORT_ERROR(name(), "request routed to the wrong partition");
-  if (los_) return los_lookup(gp, *ext, a, c);
-  KindStats& ks = ks_[unsigned(ext->kind)];
   int i = l2_.lookup(a);
-  if (i >= 0) {
-    L2Cache::Line& l = l2_.line(i);
-    if (l.st == L2Cache::State::valid) {
+  if (los_ && ext->kind == Kind::query) return los_query(gp, *ext, i, c);
+  KindStats& ks = ks_[unsigned(ext->kind)];
+  // LoSCache (partition_loscache.cpp): the prediction the request carries
+  // (0 = none, and always 0 in the prediction phase: count only) and the
+  // line's access count after this access.
+  const unsigned pred = los_ && !ext->los_predict ? ext->los_pred : 0;
+  if (i < 0) {
+    if (pred == 1 && ext->kind != Kind::atomic) return los_bypass(gp, *ext, a, c, ks);
+    return miss(gp, *ext, a, c, ks);
+  }
+  L2Cache::Line& l = l2_.line(i);
+  const uint8_t cnt = uint8_t(std::min<unsigned>(l.count + 1u, cnt_max_));
+  const bool last = pred && cnt >= pred;  // the predicted last access: gate after it
+  switch (l.st) {
+    case L2Cache::State::valid:
+      // Gating a dirty (or now written) line needs DRAM room for its write-back.
+      if (last && (l.dirty || ext->kind != Kind::read) && !dram_room(true)) return false;
       apply(gp, i);
       l2_.touch(i);
       respond(gp, c + hit_lat_);
       ++ks.accesses, ++ks.hits;
-      energy_.count(power::L2Energy::tag);
-      return true;
+      break;
+    case L2Cache::State::reserved: {  // the line is being fetched
+      auto& w = waiters_[l.mshr];
+      if (w.size() >= merge_max_) return false;
+      w.push_back(&gp);
+      ++ks.accesses, ++ks.misses, ++ks.mshr_merges;
+      if (last) l.gate_pending = true;
+      break;
     }
-    auto& w = waiters_[l.mshr];  // reserved: the line is being fetched
-    if (w.size() >= merge_max_) return false;
-    w.push_back(&gp);
-    ++ks.accesses, ++ks.misses, ++ks.mshr_merges;
-    energy_.count(power::L2Energy::tag);
-    return true;
+    case L2Cache::State::gated:  // LoSCache only: under-prediction, refetch
+      if (!los_refetch(gp, *ext, a, i, c, ks)) return false;
+      break;
+    case L2Cache::State::invalid: break;  // lookup() never returns one
   }
-  return miss(gp, *ext, a, c, ks);
+  energy_.count(power::L2Energy::tag);
+  if (los_) {
+    l.count = cnt;
+    los_access(a, *ext);
+    if (l.st == L2Cache::State::valid && last) los_gate(i, c);  // served above, then gated
+  }
+  return true;
 }
 
 // A request whose line has no tag here: victim, write-back, fetch (or a

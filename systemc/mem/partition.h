@@ -120,7 +120,8 @@ class Partition : public sc_core::sc_module {
   void start_fetch(tlm::tlm_generic_payload& gp, uint64_t a, int line, uint64_t c);
   void apply(tlm::tlm_generic_payload& gp, int line);
   // LoSCache (partition_loscache.cpp)
-  bool los_lookup(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c);
+  bool los_query(tlm::tlm_generic_payload& gp, MemExt& e, int line, uint64_t c);
+  bool los_refetch(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, int line, uint64_t c, KindStats& ks);
   bool los_bypass(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks);
   void los_evicting(int v);
   void los_allocated(int v, const MemExt& e);

@@ -87,57 +87,25 @@ void Partition::los_gate_pending(uint64_t c) {
   gate_q_.resize(keep);
 }
 
-bool Partition::los_lookup(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c) {
-  int i = l2_.lookup(a);
-  if (e.kind == Kind::query) {  // reads the count from the tag array
-    e.los_count = uint8_t(i >= 0 ? l2_.line(i).count : 0);
-    ++los_st_.queries;
-    energy_.count(power::L2Energy::tag);
-    respond(gp, c + hit_lat_);
-    return true;
-  }
-  KindStats& ks = ks_[unsigned(e.kind)];
-  const unsigned pred = e.los_predict ? 0 : e.los_pred;  // prediction phase: count only
-  if (i < 0) {
-    if (pred == 1 && e.kind != Kind::atomic) return los_bypass(gp, e, a, c, ks);
-    return miss(gp, e, a, c, ks);
-  }
-  L2Cache::Line& l = l2_.line(i);
-  const uint8_t cnt = uint8_t(std::min<unsigned>(l.count + 1u, cnt_max_));
-  switch (l.st) {
-    case State::valid: {
-      bool gate = pred && cnt >= pred;
-      if (gate && (l.dirty || e.kind != Kind::read) && !dram_room(true)) return false;
-      apply(gp, i);
-      l2_.touch(i);
-      respond(gp, c + hit_lat_);
-      ++ks.accesses, ++ks.hits;
-      break;
-    }
-    case State::reserved: {
-      auto& w = waiters_[l.mshr];
-      if (w.size() >= merge_max_) return false;
-      w.push_back(&gp);
-      ++ks.accesses, ++ks.misses, ++ks.mshr_merges;
-      if (pred && cnt >= pred) l.gate_pending = true;
-      break;
-    }
-    case State::gated: {  // tag hit on a gated line: under-prediction, refetch
-      if (free_mshr_.empty() || !dram_room(false)) return false;
-      ++ks.accesses, ++ks.misses;
-      ++los_st_.gated_hits, ++los_st_.wakeups;
-      if (!e.los_predict && e.los_entry >= 0) e.los_mispredict = true, ++los_st_.mispredicts;
-      energy_.count(power::L2Energy::wake);
-      l2_.wake(i);
-      start_fetch(gp, a, i, c);
-      break;
-    }
-    case State::invalid: break;  // lookup() never returns one
-  }
-  l.count = cnt;
+// A count query reads the line's count from the tag array (0 if absent).
+bool Partition::los_query(tlm_generic_payload& gp, MemExt& e, int i, uint64_t c) {
+  e.los_count = uint8_t(i >= 0 ? l2_.line(i).count : 0);
+  ++los_st_.queries;
   energy_.count(power::L2Energy::tag);
-  los_access(a, e);
-  if (l.st == State::valid && pred && cnt >= pred) los_gate(i, c);  // served above, then gated
+  respond(gp, c + hit_lat_);
+  return true;
+}
+
+// A tag hit on a gated line: the line was gated too early. Wake it, refetch
+// its data and flag the response so the SM raises the PC's threshold.
+bool Partition::los_refetch(tlm_generic_payload& gp, MemExt& e, uint64_t a, int i, uint64_t c, KindStats& ks) {
+  if (free_mshr_.empty() || !dram_room(false)) return false;
+  ++ks.accesses, ++ks.misses;
+  ++los_st_.gated_hits, ++los_st_.wakeups;
+  if (!e.los_predict && e.los_entry >= 0) e.los_mispredict = true, ++los_st_.mispredicts;
+  energy_.count(power::L2Energy::wake);
+  l2_.wake(i);
+  start_fetch(gp, a, i, c);
   return true;
 }
 

@@ -160,6 +160,10 @@ class Core final : public SmCore {
   // stages (core_pipe.cpp, core_ldst.cpp)
   void responses();
   void writeback();
+  // Results write back oldest ready first (ready cycle, then issue order).
+  static bool writeback_order(const Inst* a, const Inst* b) {
+    return a->ready != b->ready ? a->ready < b->ready : a->seq < b->seq;
+  }
   void ldst();
   void dispatch();
   void operand_read();

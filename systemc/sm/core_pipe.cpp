@@ -399,9 +399,7 @@ void Core::writeback() {
   std::fill(group_write_.begin(), group_write_.end(), 0);
   unsigned span = rf_.span();
   // Oldest ready first (small list: sort by ready cycle, then age).
-  std::sort(wb_.begin(), wb_.end(), [](const Inst* a, const Inst* b) {
-    return a->ready != b->ready ? a->ready < b->ready : a->seq < b->seq;
-  });
+  std::sort(wb_.begin(), wb_.end(), Core::writeback_order);
   size_t keep = 0;
   for (size_t i = 0; i < wb_.size(); ++i) {
     Inst* in = wb_[i];

@@ -260,9 +260,7 @@ void GrGuard::writeback() {
   std::fill(c.group_write_.begin(), c.group_write_.end(), 0);
   for (uint64_t m = claim_wr_; m; m &= m - 1) c.group_write_[unsigned(__builtin_ctzll(m))] = 1;
   claim_wr_ = 0;
-  std::sort(c.wb_.begin(), c.wb_.end(), [](const Inst* a, const Inst* b) {
-    return a->ready != b->ready ? a->ready < b->ready : a->seq < b->seq;
-  });
+  std::sort(c.wb_.begin(), c.wb_.end(), Core::writeback_order);
   blocks::PatchingUnitIn pin{};
   present_writes(pin);
   for (unsigned g = 0; g < groups_; ++g) {

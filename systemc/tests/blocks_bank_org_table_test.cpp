@@ -2,24 +2,20 @@
 // at a small size (the RTL lockstep covers the paper size).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "blocks/bank_org_table/bank_org_table.h"
+#include "test_paths.h"
 #include "common/error.h"
 
 using namespace relgpu;
 using namespace relgpu::blocks;
+using relgpu::testpaths::source_path;
 
 namespace {
-std::string src(const std::string& rel) {
-  const char* d = std::getenv("RELGPU_SOURCE_DIR");
-  return std::string(d ? d : ".") + "/" + rel;
-}
 }  // namespace
 
 TEST(BankOrgTableModel, ParamsFromConfigFiles) {
   config::Config cfg;
-  cfg.load_file(src("configs/blocks/bank_org_table.json"));
+  cfg.load_file(source_path("configs/blocks/bank_org_table.json"));
   auto p = BankOrgTableParams::from(cfg);
   EXPECT_EQ(p.num_sbs(), 32u);
   EXPECT_EQ(p.reorg_latency(), 34u);

@@ -2,30 +2,26 @@
 // at a small size (the RTL lockstep covers the paper size).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "blocks/patching_unit/patching_unit.h"
+#include "test_paths.h"
 #include "common/error.h"
 
 using namespace relgpu;
 using namespace relgpu::blocks;
+using relgpu::testpaths::source_path;
 
 namespace {
-std::string src(const std::string& rel) {
-  const char* d = std::getenv("RELGPU_SOURCE_DIR");
-  return std::string(d ? d : ".") + "/" + rel;
-}
 PatchingUnitParams small() { return PatchingUnitParams{8, 16, 4, 4}; }
 }  // namespace
 
 TEST(PatchingUnitModel, ParamsFromConfigFiles) {
   config::Config cfg;
-  cfg.load_file(src("configs/blocks/patching_unit.json"));
+  cfg.load_file(source_path("configs/blocks/patching_unit.json"));
   auto p = PatchingUnitParams::from(cfg);
   EXPECT_EQ(p.num_wrg(), 1024u);
   EXPECT_EQ(p.tgt_w(), 10u);
   config::Config s;
-  s.load_file(src("configs/blocks/patching_unit.small.json"));
+  s.load_file(source_path("configs/blocks/patching_unit.small.json"));
   EXPECT_EQ(PatchingUnitParams::from(s).num_wrg(), 32u);
   cfg.set("blocks.patching_unit.rows=100");
   EXPECT_THROW(PatchingUnitParams::from(cfg), InputError);

@@ -11,6 +11,7 @@
 
 #include "blocks/instance.h"
 #include "common/config.h"
+#include "test_paths.h"
 
 using namespace relgpu;
 using namespace relgpu::blocks;
@@ -36,7 +37,7 @@ class Rng {
 template <class B>
 typename B::Params paper() {
   config::Config cfg;
-  cfg.load_file(std::string(std::getenv("RELGPU_SOURCE_DIR")) + "/configs/blocks/" + B::name + ".json");
+  cfg.load_file(testpaths::source_path(std::string("configs/blocks/") + B::name + ".json"));
   return B::Params::from(cfg);
 }
 

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "test_paths.h"
 #include "cudart/elf.h"
 #include "cudart/fatbin.h"
 
@@ -19,10 +20,7 @@ using namespace relgpu::cudart;
 
 namespace {
 
-std::string data_path(const std::string& name) {
-  const char* src = std::getenv("RELGPU_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/systemc/tests/data/cudart/" + name;
-}
+std::string data_path(const std::string& name) { return testpaths::source_path("systemc/tests/data/cudart/" + name); }
 
 std::vector<uint8_t> read_file(const std::string& name) {
   std::ifstream f(data_path(name), std::ios::binary);

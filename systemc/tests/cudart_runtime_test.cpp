@@ -13,6 +13,7 @@
 #include "cudart/fatbin.h"
 #include "gpu/mode.h"
 #include "cudart/runtime.h"
+#include "test_paths.h"
 
 using namespace relgpu;
 using namespace relgpu::cudart;
@@ -20,8 +21,7 @@ using namespace relgpu::cudart;
 namespace {
 
 std::vector<uint64_t> read_words(const std::string& name) {
-  const char* src = std::getenv("RELGPU_SOURCE_DIR");
-  std::ifstream f(std::string(src ? src : ".") + "/systemc/tests/data/cudart/" + name, std::ios::binary);
+  std::ifstream f(testpaths::source_path("systemc/tests/data/cudart/" + name), std::ios::binary);
   std::vector<char> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::vector<uint64_t> w((b.size() + 7) / 8, 0);
   std::memcpy(w.data(), b.data(), b.size());

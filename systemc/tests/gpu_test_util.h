@@ -14,14 +14,12 @@
 #include "common/config.h"
 #include "gpu/timing_engine.h"
 #include "runtime/device.h"
+#include "test_paths.h"
 #include "workload.h"
 
 namespace relgpu::gputest {
 
-inline std::string source_dir() {
-  const char* d = std::getenv("RELGPU_SOURCE_DIR");
-  return d ? d : ".";  // ctest sets it (cmake/relgpu.cmake)
-}
+using testpaths::source_dir;
 
 inline std::string config_path(const std::string& name) { return source_dir() + "/configs/" + name + ".json"; }
 

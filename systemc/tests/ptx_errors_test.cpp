@@ -9,8 +9,10 @@
 #include "common/error.h"
 #include "ptx/analysis.h"
 #include "ptx/parser.h"
+#include "test_paths.h"
 
 using namespace relgpu::ptx;
+namespace testpaths = relgpu::testpaths;
 
 namespace {
 
@@ -92,9 +94,7 @@ TEST(PtxErrors, ValidInputStillParses) {
 
 namespace {
 std::string nvcc_ptx() {
-  const char* root = std::getenv("RELGPU_SOURCE_DIR");
-  std::string dir = root ? std::string(root) + "/systemc/tests" : std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/'));
-  std::ifstream f(dir + "/data/ptx/nvcc_b_O3.ptx");
+  std::ifstream f(testpaths::source_path("systemc/tests/data/ptx/nvcc_b_O3.ptx"));
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();

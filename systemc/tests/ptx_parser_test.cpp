@@ -9,15 +9,15 @@
 
 #include "common/error.h"
 #include "ptx/parser.h"
+#include "test_paths.h"
 
 using namespace relgpu::ptx;
+namespace testpaths = relgpu::testpaths;
 
 namespace {
 
 std::string data_path(const std::string& name) {
-  const char* root = std::getenv("RELGPU_SOURCE_DIR");
-  std::string dir = root ? std::string(root) + "/systemc/tests" : std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/'));
-  return dir + "/data/ptx/" + name;
+  return testpaths::source_path("systemc/tests/data/ptx/" + name);
 }
 
 std::string read_file(const std::string& path) {

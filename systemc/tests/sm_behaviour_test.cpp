@@ -7,14 +7,6 @@
 namespace relgpu::sm::test {
 namespace {
 
-const char* kHead = ".version 7.0\n.target sm_75\n.address_size 64\n";
-
-std::string repeat(const std::string& line, int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) s += line + "\n";
-  return s;
-}
-
 // Warp 0 runs a 60-add chain, then writes shared memory; every thread waits
 // at bar.sync and then reads warp 0's value.
 TEST(SmBehaviour, BarrierAcrossWarps) {
@@ -156,7 +148,9 @@ TEST(SmBehaviour, FaultInPhysicalEntryIsRead) {
       if (unused_entry) row = rf.entries() - 1;  // no warp owns the last row
       unsigned bank = g * rf.span();             // lanes 0.. of the warp register
       EXPECT_EQ(rf.first_lane(bank), 0u);
-      if (!unused_entry) EXPECT_EQ(rf.entry(bank, row)[0], 7u);  // the value lives there
+      if (!unused_entry) {
+        EXPECT_EQ(rf.entry(bank, row)[0], 7u);  // the value lives there
+      }
       rf.flip_bit(bank, row, 4);
     };
     r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});

@@ -66,8 +66,9 @@ TEST_P(SmExact, SharedReductionWithBarriers) {
     uint64_t din = r.upload(in), dout = r.upload(std::vector<int>(4, 0));
     return Launch{{din, dout}, {{dout, 16}}};
   }, "shared_sum", {4, 1, 1}, {256, 1, 1}, cfg());
-  if (GetParam() != 2)  // two-level demotes barrier-waiting warps, so its stalls are not "barrier"
+  if (GetParam() != 2) {  // two-level demotes barrier-waiting warps, so its stalls are not "barrier"
     EXPECT_GT(t["scheduler_cycles"]["barrier"].get<uint64_t>(), 0u);
+  }
   EXPECT_GT(t["smem"]["accesses"].get<uint64_t>(), 0u);
 }
 

@@ -3,6 +3,7 @@
 // delay, in order. Reuses func_test_rig.h's PTX loading and buffers, so the
 // same setup can run on the functional engine for comparison.
 #pragma once
+#include <string>
 #include <array>
 #include <deque>
 #include <functional>
@@ -135,5 +136,13 @@ struct TRig : func::test::Rig {
   uint64_t stat(const std::string& k) const { return sm->stats()[k].get<uint64_t>(); }
   config::json stats() const { return sm->stats(); }
 };
+
+// PTX module header and a line repeated n times, for hand-written kernels.
+inline const char* kHead = ".version 7.0\n.target sm_75\n.address_size 64\n";
+inline std::string repeat(const std::string& line, int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += line + "\n";
+  return s;
+}
 
 }  // namespace relgpu::sm::test

@@ -7,14 +7,6 @@
 namespace relgpu::sm::test {
 namespace {
 
-const char* kHead = ".version 7.0\n.target sm_75\n.address_size 64\n";
-
-std::string repeat(const std::string& line, int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) s += line + "\n";
-  return s;
-}
-
 // %r1 = tid; n dependent `add %r2, %r2, %r1`; store.
 std::string chain_ptx(int n) {
   return std::string(kHead) + R"(
