@@ -130,8 +130,11 @@ module patching_unit #(
       assign rw[g*WrgW +: WrgW] = {G, rd_row_i[g*RowW +: RowW]};
       assign ww[g*WrgW +: WrgW] = {G, wr_row_i[g*RowW +: RowW]};
       for (b = 0; b < GroupBanks; b = b + 1) begin : g_col
-        assign rf[g*GroupBanks + b] = faulty_mem_q[b*NumWrg + {{(32-WrgW){1'b0}}, rw[g*WrgW +: WrgW]}];
-        assign wf[g*GroupBanks + b] = faulty_mem_q[b*NumWrg + {{(32-WrgW){1'b0}}, ww[g*WrgW +: WrgW]}];
+        // Slice the column first: a select into one NumWrg-bit column, not
+        // into the whole map (Yosys maps an 8,192-bit $shiftx very slowly).
+        wire [NumWrg-1:0] col = faulty_mem_q[b*NumWrg +: NumWrg];
+        assign rf[g*GroupBanks + b] = col[rw[g*WrgW +: WrgW]];
+        assign wf[g*GroupBanks + b] = col[ww[g*WrgW +: WrgW]];
       end
       assign ri[g*IdxDW +: IdxDW] = index_mem_q[rw[g*WrgW +: WrgW]];
       assign wi[g*IdxDW +: IdxDW] = index_mem_q[ww[g*WrgW +: WrgW]];
@@ -325,11 +328,15 @@ module patching_unit #(
     end
   end
 
-  // RAM-style arrays: no reset.
+  // RAM-style arrays: no reset. The Faulty write is one decoded row select
+  // shared by all columns (as in a row-parallel array).
+  wire [NumWrg-1:0] fm_row = {{(NumWrg-1){1'b0}}, 1'b1} << fm_wrg_i;
   integer k2;
   always @(posedge clk_i) begin
-    for (k2 = 0; k2 < GroupBanks; k2 = k2 + 1)
-      if (fm_we_i) faulty_mem_q[k2*NumWrg + {{(32-WrgW){1'b0}}, fm_wrg_i}] <= fm_data_i[k2];
+    if (fm_we_i)
+      for (k2 = 0; k2 < GroupBanks; k2 = k2 + 1)
+        faulty_mem_q[k2*NumWrg +: NumWrg] <= (faulty_mem_q[k2*NumWrg +: NumWrg] & ~fm_row) |
+                                             (fm_row & {NumWrg{fm_data_i[k2]}});
     if (taken) index_mem_q[sel_wrg] <= sel_entry;
   end
 
