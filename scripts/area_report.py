@@ -81,7 +81,8 @@ def markdown(r):
     lines = [f"# RTL block area ({r['params']} parameters)", "",
              f"Liberty: `{r['liberty']}` (node: {node or 'unknown'} nm). SM clock: {r['clock_mhz']:.0f} MHz "
              f"(period {1000.0 / r['clock_mhz']:.3f} ns). Synthesis: Yosys `synth -flatten`, dfflibmap + abc "
-             "to the liberty (Yosys's default ABC script without `&dch -f`); timing: OpenSTA, inputs and outputs at 0 ns external delay, reset excluded.", "",
+             "to the liberty (Yosys's default ABC script without `&dch -f`); timing: OpenSTA, inputs and "
+             "outputs at 0 ns external delay, reset excluded.", "",
              "| block | cells | flops | storage bits | area kGE | area um^2 | logic depth | critical path ns "
              "| fmax MHz | latency cycles |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n, b in r["blocks"].items():
