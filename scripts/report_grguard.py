@@ -28,8 +28,18 @@ def faults(run):
     return run.get("sm_total", {}).get("rf_faults", {})
 
 
+def access_mix(rs):
+    """Fractions of the unit's accesses by class, pooled over runs."""
+    mix = defaultdict(int)
+    for r in rs:
+        for k, v in r["grguard"]["accesses"].items():
+            mix[k] += v
+    tot = sum(mix.values()) or 1
+    return defaultdict(float, {k: v / tot for k, v in mix.items()})
+
+
 def write(runs, out, missing=()):
-    base = {(r["workload"]): r for r in runs if group(r) == "base" and cfg(r, "pv.chip_seed") == 1}
+    base = {r["workload"]: r for r in runs if group(r) == "base" and cfg(r, "pv.chip_seed") == 1}
     gg = [r for r in runs if group(r) == "grguard"]
     vdd = [r for r in runs if group(r) == "vdd"]
     md = ["# GR-Guard: relgpu beside the dissertation", ""]
@@ -59,15 +69,10 @@ def write(runs, out, missing=()):
         loss = mean([r["gpu_sim_cycle"] / base[r["workload"]]["gpu_sim_cycle"] - 1 for r in rs])
         ered = mean([1 - rf_energy(r) / rf_energy(base[r["workload"]]) for r in rs])
         dyn = mean([1 - r["energy"]["rf"]["dynamic_nj"] / base[r["workload"]]["energy"]["rf"]["dynamic_nj"] for r in rs])
-        mix = defaultdict(int)
-        for r in rs:
-            for k, v in r["grguard"]["accesses"].items():
-                mix[k] += v
-        tot = sum(mix.values()) or 1
         l1 = mean([r["grguard"]["l1d_miss_rate"] - base[r["workload"]]["sm_total"]["l1d"]["miss_rate"] for r in rs])
         vd = mean([faults(r).get("vdd") for r in rs])
         fe = mean([faults(r).get("faulty_entry_rate") for r in rs])
-        per_sigma[s] = dict(loss=loss, ered=ered, mix={k: v / tot for k, v in mix.items()})
+        per_sigma[s] = dict(loss=loss, ered=ered, mix=access_mix(rs))
         rows.append([s, len(rs), f"{vd:.3f} V ({(1 - vd) * 1000:.0f} mV; paper {PAPER['drop_mv'][s]} mV)",
                      f"{pct(fe)} (paper 31-39%)", f"{pct(loss, sign=True)} (paper {PAPER['ipc_loss']})",
                      f"{pct(ered)} (paper {pct(PAPER['energy'][s], 0)})", pct(dyn),
@@ -90,19 +95,15 @@ def write(runs, out, missing=()):
     for w in wl:
         rs = [r for r in gg if r["workload"] == w and cfg(r, "pv.sigma_ratio") == "1:1"]
         if not rs or w not in base:
-            wrows.append([w, 0, "stopped", "", "", ""])
+            wrows.append([w, 0, "stopped", "", "", "", ""])
             loss_s.append(None), en_s.append(None)
             continue
         b = base[w]
         loss = mean([r["gpu_sim_cycle"] / b["gpu_sim_cycle"] - 1 for r in rs])
         ered = mean([1 - rf_energy(r) / rf_energy(b) for r in rs])
-        mix = defaultdict(int)
-        for r in rs:
-            for k, v in r["grguard"]["accesses"].items():
-                mix[k] += v
-        tot = sum(mix.values()) or 1
+        mix = access_mix(rs)
         wrows.append([w, len(rs), f"{b['gpu_sim_cycle']:,}", pct(loss, sign=True), pct(ered),
-                      pct(1 - mix["normal"] / tot), pct(mix["spill"] / tot, 2)])
+                      pct(1 - mix["normal"]), pct(mix["spill"], 2)])
         loss_s.append(loss * 100), en_s.append(ered * 100)
     md += ["## Per workload, sigma 1:1", "",
            table(["workload", "chips", "base cycles", "time change", "RF energy reduction", "redirected", "spill"], wrows), ""]
