@@ -19,8 +19,9 @@ inline const config::Key<std::string> kSigmaRatio{
 inline const config::Key<std::string> kFloorplan{
     "pv.floorplan", "rf_block", "",
     "where the SMs' register files sit in the systematic-variation field (phi = 0.5 die width): 'rf_block' = all "
-    "RFs side by side in one compact block 0.1 of the die wide, the area of their cell arrays at 28 nm (closest to the paper's Fig. 6.2 calibration); "
-    "'sm_tiles' = each RF at the centre of its SM's tile on a 4x4-tile die (RFs a quarter die apart)",
+    "RFs side by side in one compact block 0.1 of the die wide, the area of their cell arrays at 28 nm (closest "
+    "to the paper's Fig. 6.2 calibration); 'sm_tiles' = each RF at the centre of its SM's tile on a 4x4-tile die "
+    "(RFs a quarter die apart)",
     std::vector<std::string>{"rf_block", "sm_tiles"}};
 // Allowed range of rf.vdd: 1.0 is the chip's worst cell (no faults); 0.5 is
 // below every cell of the model at every sigma ratio (all cells fail), so

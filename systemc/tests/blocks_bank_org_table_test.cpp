@@ -10,9 +10,6 @@ using namespace relgpu;
 using namespace relgpu::blocks;
 using relgpu::testpaths::source_path;
 
-namespace {
-}  // namespace
-
 TEST(BankOrgTableModel, ParamsFromConfigFiles) {
   config::Config cfg;
   cfg.load_file(source_path("configs/blocks/bank_org_table.json"));

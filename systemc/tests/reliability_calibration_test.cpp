@@ -121,7 +121,7 @@ TEST(ReliabilityCalibration, SpreadFloorplanClustersFaults) {
   EXPECT_LT(tiles.entries, 0.8 * block.entries);
 }
 
-// The 100-chip table of docs/results/pv_calibration.md (about 7 minutes on
+// The 100-chip table of docs/results/pv_calibration.md (about 6 minutes on
 // one core); run with --gtest_also_run_disabled_tests.
 TEST(ReliabilityCalibration, DISABLED_Table) {
   const char* paper[3][2] = {{"62 mV", "31-39%"}, {"~140 mV (0.86 V)", "31-39%"}, {"188 mV", "31-39%"}};

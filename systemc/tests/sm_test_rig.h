@@ -3,12 +3,12 @@
 // delay, in order. Reuses func_test_rig.h's PTX loading and buffers, so the
 // same setup can run on the functional engine for comparison.
 #pragma once
-#include <string>
 #include <array>
 #include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "func_test_rig.h"
