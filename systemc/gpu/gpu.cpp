@@ -24,10 +24,13 @@ Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMe
   }
   icnt_ = std::make_unique<mem::Interconnect>("icnt", cfg, num_sms());
   for (auto& s : sms_) s->socket.bind(icnt_->sm_side);
-  unsigned nparts = unsigned(cfg.get(mem::kNumPartitions));
-  for (unsigned i = 0; i < nparts; ++i) {
+  // One L2 slice per interconnect port; the slices of a channel share the
+  // first one's DRAM controller (mem/address_map.h).
+  unsigned nslices = icnt_->map().partitions(), subs = icnt_->map().subs();
+  for (unsigned i = 0; i < nslices; ++i) {
     parts_.push_back(std::make_unique<mem::Partition>(("part" + std::to_string(i)).c_str(), cfg, i, gmem));
     icnt_->mem_side.bind(parts_.back()->tgt);
+    if (i % subs) parts_.back()->share_dram_with(*parts_[i - i % subs]);
   }
   gmem_ = &gmem;
   SC_HAS_PROCESS(Gpu);
@@ -180,6 +183,13 @@ void Gpu::flush(uint64_t addr, uint64_t n) {
 
 void Gpu::invalidate(uint64_t addr, uint64_t n) {
   for (auto& p : parts_) p->invalidate(addr, n);
+}
+
+void Gpu::host_wrote(uint64_t addr, uint64_t n, bool copy) {
+  for (auto& p : parts_) {
+    p->invalidate(addr, n);
+    if (copy) p->memcpy_fill(addr, n);
+  }
 }
 
 void Gpu::flush_all() {

@@ -45,6 +45,9 @@ class Gpu final : public sc_core::sc_module, public SmHost {
   // Memory side, for the engine's host hooks (functional: no simulated time).
   void flush(uint64_t addr, uint64_t n);
   void invalidate(uint64_t addr, uint64_t n);
+  // The host wrote [addr, addr+n) (copy: a host-to-device memcpy): the L2
+  // slices drop their copies, or install the lines with l2.fill_on_memcpy.
+  void host_wrote(uint64_t addr, uint64_t n, bool copy);
   void flush_all();
   void invalidate_all();
   // Points the memory side at another device's memory (a new Device in this process).

@@ -53,6 +53,8 @@ Gpu& TimingEngine::elaborate() {
     if (p.owner) p.gpu->invalidate_all();
     p.owner = this;
   }
+  for (auto [a, n] : copies_) p.gpu->host_wrote(a, n, true);
+  copies_.clear();
   return *p.gpu;
 }
 
@@ -108,9 +110,13 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
   rec.detail = std::move(d);
 }
 
-void TimingEngine::host_wrote(uint64_t addr, uint64_t n) {
+void TimingEngine::host_wrote(uint64_t addr, uint64_t n, bool copy) {
   Process& p = process();
-  if (p.gpu && p.owner == this && !p.broken) p.gpu->invalidate(addr, n);
+  if (p.gpu && p.owner == this && !p.broken) {
+    p.gpu->host_wrote(addr, n, copy);
+  } else if (copy && (!p.gpu || p.owner != this)) {
+    copies_.push_back({addr, n});  // installed when this engine's GPU is set up (elaborate)
+  }
 }
 
 void TimingEngine::host_reads(uint64_t addr, uint64_t n) {

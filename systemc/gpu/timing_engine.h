@@ -28,7 +28,7 @@ class TimingEngine final : public runtime::Engine {
 
   void launch(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid, runtime::Dim3 block,
               uint64_t dyn_shmem, const std::vector<uint8_t>& params, runtime::LaunchRecord& rec) override;
-  void host_wrote(uint64_t addr, uint64_t n) override;
+  void host_wrote(uint64_t addr, uint64_t n, bool copy) override;
   void host_reads(uint64_t addr, uint64_t n) override;
 
   // The process's Gpu, built now if needed (to attach observers before a launch).
@@ -40,6 +40,7 @@ class TimingEngine final : public runtime::Engine {
   std::ostream* out_;
   func::LaunchCtx ctx_;  // alive until the next launch (the SMs keep a reference)
   uint64_t launches_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> copies_;  // host-to-device copies before the GPU existed
 };
 
 }  // namespace relgpu::gpu

@@ -21,8 +21,10 @@ DramCtrl::DramCtrl(const config::Config& cfg)
       frfcfs_(cfg.get(kDramScheduler) == "frfcfs"),
       bank_(banks_) {
   uint64_t burst_bytes = uint64_t(cfg.get(kDramBusBytes)) * uint64_t(cfg.get(kDramBurstLength));
-  uint64_t bursts = (kLineBytes + burst_bytes - 1) / burst_bytes;
-  occ_ = unsigned(bursts * std::max(cfg.get(kDramCCD), cfg.get(kDramBurstCycles)));
+  uint64_t read_bytes = std::min<uint64_t>(burst_bytes, uint64_t(cfg.get(kDramBurstUseful)));
+  uint64_t per_burst = uint64_t(std::max(cfg.get(kDramCCD), cfg.get(kDramBurstCycles)));
+  occ_ = unsigned((kLineBytes + read_bytes - 1) / read_bytes * per_burst);
+  occ_write_ = unsigned((kLineBytes + burst_bytes - 1) / burst_bytes * per_burst);
   q_.reserve(2 * depth_);
 }
 
@@ -54,15 +56,16 @@ void DramCtrl::issue_col(size_t i, uint64_t now, std::vector<Done>& done) {
   Entry e = q_[i];
   q_.erase(q_.begin() + i);
   Bank& b = bank_[e.bank];
-  next_col_any_ = now + occ_;
-  b.next_col = now + occ_;
-  stats.busy_cycles += occ_;
+  const unsigned occ = e.write ? occ_write_ : occ_;
+  next_col_any_ = now + occ;
+  b.next_col = now + occ;
+  stats.busy_cycles += occ;
   ++(e.activated ? stats.row_misses : stats.row_hits);
   if (e.write) {
     --nwrites_;
     ++stats.writes;
     stats.bytes_written += kLineBytes;
-    bus_free_ = wr_end_ = now + tWL_ + occ_;
+    bus_free_ = wr_end_ = now + tWL_ + occ;
     b.next_pre = std::max(b.next_pre, wr_end_ + tWR_);
   } else {
     --nreads_;

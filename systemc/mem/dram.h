@@ -3,7 +3,9 @@
 // Local address (see address_map.h) -> bank/row, "row:bank:column" order:
 //   bank = (local / row_bytes) % banks,  row = local / (row_bytes * banks)
 // so a row holds row_bytes of consecutive partition-local bytes.
-// A 128-B line is ceil(128 / (bus_bytes * burst_length)) bursts issued back
+// A 128-B line read is ceil(128 / min(bus_bytes * burst_length,
+// burst_useful_bytes)) bursts, a write-back ceil(128 / (bus_bytes *
+// burst_length)), issued back
 // to back as one column access; each burst takes max(tCCD, burst_cycles)
 // command cycles of the data bus.
 // Scheduling, one command per DRAM cycle:
@@ -46,13 +48,19 @@ inline const DK kDramBusBytes{
     "dram.bus_bytes", 8, "bytes",
     "data-bus width per channel (GPGPU-Sim GTX480: -gpgpu_dram_buswidth 4 x -gpgpu_n_mem_per_ctrlr 2)", 1, 256};
 inline const DK kDramBurstLength{"dram.burst_length", 8, "beats", "burst length (GPGPU-Sim GTX480 -gpgpu_dram_burst_length 8)", 1, 64};
+inline const DK kDramBurstUseful{
+    "dram.burst_useful_bytes", 32, "bytes",
+    "bytes of a line one read burst carries: GPGPU-Sim's sectored L2 reads one 32-B sector per DRAM "
+    "request and each takes a whole burst (its 64-B atom), so a 128-B line read is 4 bursts; a write-back "
+    "uses full bursts (bus_bytes x burst_length, 2 per line); 128 = full bursts for reads too", 1, 4096};
 inline const DK kDramRowBytes{
     "dram.row_bytes", 4096, "bytes",
     "row (page) size per channel: 2 KB page x 2 chips (GPGPU-Sim GTX480 address mapping: 12 column+byte bits)",
     128, 1 << 20};
 inline const DK kDramQueue{
-    "dram.queue_depth", 16, "requests",
-    "read queue and write queue depth, each (GPGPU-Sim GTX480 -gpgpu_frfcfs_dram_sched_queue_size 16)", 1, 4096};
+    "dram.queue_depth", 64, "requests",
+    "read queue and write queue depth, each (GPGPU-Sim 4.0 SM2_GTX480 -gpgpu_frfcfs_dram_sched_queue_size 64; "
+    "3.x: 16)", 1, 4096};
 inline const DK kDramLatency{
     "dram.latency", 100, "L2 cycles",
     "fixed controller/PHY latency added to each read's return (GPGPU-Sim GTX480 -dram_latency 100)", 0, 100000};
@@ -83,7 +91,7 @@ class DramCtrl {
   // (UINT64_MAX when the queues are empty).
   uint64_t step(uint64_t now, std::vector<Done>& done);
   bool empty() const { return q_.empty(); }
-  unsigned line_cycles() const { return occ_; }  // data-bus cycles per line
+  unsigned line_cycles() const { return occ_; }  // data-bus cycles per line read
 
   Stats stats;
 
@@ -103,7 +111,8 @@ class DramCtrl {
 
   unsigned banks_, depth_;
   uint64_t row_bytes_;
-  unsigned tCL_, tRCD_, tRP_, tRAS_, tRRD_, tWL_, tWR_, tCDLR_, occ_;
+  unsigned tCL_, tRCD_, tRP_, tRAS_, tRRD_, tWL_, tWR_, tCDLR_;
+  unsigned occ_, occ_write_;  // data-bus cycles of a line read (sector bursts) and write-back (full bursts)
   bool frfcfs_;
   std::vector<Bank> bank_;
   std::vector<Entry> q_;  // arrival order (at most 2 x depth entries)

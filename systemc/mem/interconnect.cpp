@@ -55,18 +55,6 @@ void Interconnect::end_of_elaboration() {
                                 .c_str());
 }
 
-static unsigned enabled_bytes(const tlm_generic_payload& gp) {
-  const uint8_t* be = gp.get_byte_enable_ptr();
-  if (!be) return gp.get_data_length();
-  unsigned n = 0, len = std::min(gp.get_byte_enable_length(), kLineBytes);
-  for (unsigned i = 0; i + 8 <= len; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, be + i, 8);
-    n += unsigned(__builtin_popcountll(w));
-  }
-  return n / 8;  // enabled bytes are 0xFF
-}
-
 static unsigned atom_bytes(const MemExt& e, bool operands) {
   unsigned n = 0;
   for (const AtomLane& a : e.atoms) n += a.bytes * (operands && a.op == ptx::AtomOp::cas ? 2 : 1);
@@ -76,7 +64,7 @@ static unsigned atom_bytes(const MemExt& e, bool operands) {
 unsigned Interconnect::req_bytes(tlm_generic_payload& gp) const {
   const MemExt* e = gp.get_extension<MemExt>();
   unsigned b = header_;
-  if (e && e->kind == Kind::write) b += enabled_bytes(gp);
+  if (e && e->kind == Kind::write) b += e->sectors * 32u;  // GPGPU-Sim sends the whole segment
   if (e && e->kind == Kind::atomic) b += atom_bytes(*e, true);
   return b;
 }
@@ -84,7 +72,8 @@ unsigned Interconnect::req_bytes(tlm_generic_payload& gp) const {
 unsigned Interconnect::resp_bytes(tlm_generic_payload& gp) const {
   const MemExt* e = gp.get_extension<MemExt>();
   unsigned b = header_;
-  if (!e || e->kind == Kind::read) b += kLineBytes;
+  if (!e) b += kLineBytes;
+  if (e && e->kind == Kind::read) b += e->sectors * 32u;
   if (e && e->kind == Kind::atomic) b += atom_bytes(*e, false);
   return b;
 }

@@ -17,9 +17,10 @@
 //   - an output sends one transaction at a time downstream and waits for
 //     END_REQ (END_RESP) before the next.
 // Packet sizes: header (icnt.header_bytes) + payload; F = ceil(size / flit):
-//   read request: header; write: header + enabled bytes; atomic request:
-//   header + operand bytes (2 operands for cas); read response: header +
-//   128; write ack: header; atomic response: header + old values; LoSCache
+//   read request: header; write: header + its segment (MemExt::sectors x
+//   32, as GPGPU-Sim; the enabled bytes are at most that); atomic request: header + operand bytes
+//   (2 operands for cas); read response: header + sectors x 32 (128 for an
+//   L1 fill); write ack: header; atomic response: header + old values; LoSCache
 //   count query and its answer: header alone (the 6-bit count rides in the
 //   answer's header; our choice).
 // Routing: AddressMap::partition(address) (address_map.h); responses go back
@@ -47,11 +48,13 @@ inline const config::Key<int64_t> kIcntLatency{
     "traversal latency after a packet's last flit (our choice: GPGPU-Sim's GTX480 one-stage iSLIP crossbar, "
     "config_fermi_islip.icnt, has zero routing/allocation delays; 4 stands for router + channel)", 1, 10000};
 inline const config::Key<int64_t> kIcntFlitBytes{
-    "icnt.flit_bytes", 32, "bytes", "flit size; one flit per cycle per port (GPGPU-Sim GTX480 flit_size = 32)",
+    "icnt.flit_bytes", 40, "bytes",
+    "flit size; one flit per cycle per port (GPGPU-Sim 4.0 SM2_GTX480 flit_size = 40; 3.x: 32)",
     1, 4096};
 inline const config::Key<int64_t> kIcntQueueDepth{
-    "icnt.queue_depth", 8, "packets",
-    "input and output queue depth per port and network (GPGPU-Sim GTX480 vc_buf_size = 8)", 1, 4096};
+    "icnt.queue_depth", 16, "packets",
+    "input and output queue depth per port and network: GPGPU-Sim 4.0 SM2_GTX480 vc_buf_size = 64 flits, "
+    "16 packets of a 128-B line (3.x: 8 flits)", 1, 4096};
 inline const config::Key<int64_t> kIcntHeaderBytes{
     "icnt.header_bytes", 8, "bytes",
     "packet header; a read request is a header alone (GPGPU-Sim READ_PACKET_SIZE = 8)", 0, 4096};

@@ -25,16 +25,42 @@ void load_line(func::GlobalMemory& g, uint64_t addr, uint8_t* buf) {
   if (n < kLineBytes) std::memset(buf + n, 0, kLineBytes - n);
 }
 
-void store_line(func::GlobalMemory& g, uint64_t addr, const uint8_t* buf, uint64_t skip_lo, uint64_t skip_hi) {
+static bool bit(const uint64_t* m, uint64_t i) { return (m[i / 64] >> (i % 64)) & 1; }
+
+void store_line(func::GlobalMemory& g, uint64_t addr, const uint8_t* buf, uint64_t skip_lo, uint64_t skip_hi,
+                const uint64_t* mask) {
   uint64_t n = 0;
   uint8_t* p = line_host(g, addr, &n);
   if (!p) return;
-  if (skip_hi <= addr || skip_lo >= addr + n) {
+  if (!mask && (skip_hi <= addr || skip_lo >= addr + n)) {
     std::memcpy(p, buf, n);
     return;
   }
   for (uint64_t i = 0; i < n; ++i)
-    if (addr + i < skip_lo || addr + i >= skip_hi) p[i] = buf[i];
+    if ((addr + i < skip_lo || addr + i >= skip_hi) && (!mask || bit(mask, i))) p[i] = buf[i];
+}
+
+// The written bytes of a partial line, or nullptr for a whole one.
+static const uint64_t* held(const L2Cache::Line& l) { return l.partial ? l.wmask : nullptr; }
+
+void L2Cache::fill(int i) {
+  Line& l = lines_[i];
+  if (!l.partial) {
+    load_line(gmem_, l.addr, data(i));
+    return;
+  }
+  uint8_t buf[kLineBytes];
+  load_line(gmem_, l.addr, buf);
+  uint8_t* d = data(i);
+  for (unsigned b = 0; b < kLineBytes; ++b)
+    if (!bit(l.wmask, b)) d[b] = buf[b];
+  l.partial = false;
+}
+
+void L2Cache::written(int i, const uint64_t mask[2]) {
+  Line& l = lines_[i];
+  l.wmask[0] |= mask[0], l.wmask[1] |= mask[1];
+  if (l.wmask[0] == ~uint64_t(0) && l.wmask[1] == ~uint64_t(0)) l.partial = false;
 }
 
 L2Cache::L2Cache(const config::Config& cfg, const AddressMap& map, func::GlobalMemory& gmem)
@@ -69,7 +95,7 @@ int L2Cache::victim(uint64_t addr) const {
 bool L2Cache::replace(int i, uint64_t addr, State st) {
   Line& l = lines_[i];
   bool wb = l.st == State::valid && l.dirty;
-  if (wb) store_line(gmem_, l.addr, data(i));
+  if (wb) store_line(gmem_, l.addr, data(i), 0, 0, held(l));
   powered_ += unsigned(powered(st)) - unsigned(powered(l.st));
   l.addr = addr;
   l.st = st;
@@ -77,6 +103,8 @@ bool L2Cache::replace(int i, uint64_t addr, State st) {
   l.mshr = -1;
   l.count = 0;
   l.gate_pending = false;
+  l.partial = false;
+  l.wmask[0] = l.wmask[1] = 0;
   touch(i);
   return wb;
 }
@@ -84,7 +112,8 @@ bool L2Cache::replace(int i, uint64_t addr, State st) {
 bool L2Cache::gate(int i) {
   Line& l = lines_[i];
   bool wb = l.dirty;
-  if (wb) store_line(gmem_, l.addr, data(i));
+  if (wb) store_line(gmem_, l.addr, data(i), 0, 0, held(l));
+  l.partial = false;  // its written bytes are in memory now; a wake refetches the line
   if (powered(l.st)) --powered_;
   l.st = State::gated;
   l.dirty = false;
@@ -117,7 +146,7 @@ unsigned L2Cache::flush(uint64_t addr, uint64_t n) {
   for (size_t i = 0; i < lines_.size(); ++i) {
     Line& l = lines_[i];
     if (l.st != State::valid || !l.dirty || !overlaps(l.addr, addr, n)) continue;
-    store_line(gmem_, l.addr, data(int(i)));
+    store_line(gmem_, l.addr, data(int(i)), 0, 0, held(l));
     l.dirty = false;
     ++count;
   }
@@ -130,7 +159,7 @@ unsigned L2Cache::invalidate(uint64_t addr, uint64_t n) {
   for (size_t i = 0; i < lines_.size(); ++i) {
     Line& l = lines_[i];
     if ((l.st != State::valid && l.st != State::gated) || !overlaps(l.addr, addr, n)) continue;
-    if (l.dirty) store_line(gmem_, l.addr, data(int(i)), addr, addr + n);
+    if (l.dirty) store_line(gmem_, l.addr, data(int(i)), addr, addr + n, held(l));
     if (powered(l.st)) --powered_;
     l.st = State::invalid;
     l.dirty = false;

@@ -12,9 +12,9 @@
 namespace relgpu::mem {
 
 inline const config::Key<int64_t> kL2Sets{
-    "l2.sets", 128, "sets",
-    "L2 sets per partition (GTX480: 128 KB per channel, 8-way, 128-B lines = 128 sets; GPGPU-Sim "
-    "models it as 2 sub-partitions of 64 sets)", 1, 1 << 20};
+    "l2.sets", 64, "sets",
+    "L2 sets per slice (GTX480: 128 KB per channel = 2 slices x 64 sets x 8 ways x 128 B; GPGPU-Sim "
+    "-gpgpu_cache:dl2 S:64:128:8 per sub-partition)", 1, 1 << 20};
 inline const config::Key<int64_t> kL2Ways{
     "l2.ways", 8, "ways", "L2 associativity (GTX480 Table 6.1: 8-way)", 1, 64};
 inline const config::Key<int64_t> kL2LineBytes{
@@ -23,10 +23,11 @@ inline const config::Key<int64_t> kL2LineBytes{
 // Copies the DRAM contents of the line at addr into buf. Bytes outside any
 // allocation (the tail of a line past an allocation's end) read as zero.
 void load_line(func::GlobalMemory& g, uint64_t addr, uint8_t* buf);
-// Writes buf back to the line at addr, skipping bytes outside allocations
-// and bytes in [skip_lo, skip_hi) (global addresses).
+// Writes buf back to the line at addr, skipping bytes outside allocations,
+// bytes in [skip_lo, skip_hi) (global addresses) and, with a mask (bit i =
+// byte i), bytes whose bit is clear.
 void store_line(func::GlobalMemory& g, uint64_t addr, const uint8_t* buf, uint64_t skip_lo = 0,
-                uint64_t skip_hi = 0);
+                uint64_t skip_hi = 0, const uint64_t* mask = nullptr);
 
 class L2Cache {
  public:
@@ -41,6 +42,10 @@ class L2Cache {
     int32_t mshr = -1;   // while reserved
     uint8_t count = 0;   // LoSCache access count (0 after eviction)
     bool gate_pending = false;  // LoSCache: gate once the fill has served its requests
+    // Allocated by a write miss without fetching (GPGPU-Sim's lazy fetch on
+    // read): only the bytes in wmask are held; a read fetches the rest.
+    bool partial = false;
+    uint64_t wmask[2] = {0, 0};
   };
   // Whether a line's data array is powered under LoSCache (invalid and gated
   // lines are off; without LoSCache every line is powered).
@@ -60,8 +65,12 @@ class L2Cache {
   // Evicts line i (writing it to DRAM contents if dirty; returns whether it
   // was) and retags it for addr in state st.
   bool replace(int i, uint64_t addr, State st);
-  // Loads line i's data from DRAM contents.
-  void fill(int i) { load_line(gmem_, lines_[i].addr, data(i)); }
+  // Loads line i's data from DRAM contents (a partial line keeps its
+  // written bytes and becomes whole).
+  void fill(int i);
+  // A write of the bytes in mask to partial line i; it becomes whole when
+  // every byte has been written.
+  void written(int i, const uint64_t mask[2]);
   // LoSCache: writes line i back if dirty (returns whether it was), then
   // powers its data off, keeping the tag and count.
   bool gate(int i);
@@ -86,7 +95,7 @@ class L2Cache {
   unsigned ways() const { return ways_; }
 
  private:
-  unsigned set_of(uint64_t addr) const { return unsigned((map_.local(addr) / kLineBytes) % sets_); }
+  unsigned set_of(uint64_t addr) const { return unsigned((map_.slice_local(addr) / kLineBytes) % sets_); }
   unsigned sets_, ways_;
   AddressMap map_;
   func::GlobalMemory& gmem_;

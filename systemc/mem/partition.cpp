@@ -12,11 +12,15 @@ namespace relgpu::mem {
 
 using tlm::tlm_generic_payload;
 
+// A DRAM request's tag: the issuing slice in the high bits, its MSHR below.
+constexpr unsigned kSliceShift = 24;
+
 Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, unsigned index,
                      func::GlobalMemory& gmem)
     : sc_module(name),
       tgt("tgt"),
       index_(index),
+      fill_on_memcpy_(cfg.get(kL2FillOnMemcpy)),
       map_(cfg),
       l2clk_(cfg.get(kL2Clock)),
       dclk_(cfg.get(kDramClock)),
@@ -29,6 +33,7 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       inq_(qdepth_),
       to_dram_(64),
       fills_(64),
+      out_(qdepth_),
       energy_(cfg),
       los_(cfg.get(kLoscacheEnable)),
       cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))) {
@@ -36,6 +41,7 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
     throw InputError("partition index " + std::to_string(index_) + " >= mem.num_partitions " +
                      std::to_string(map_.partitions()));
   tgt.register_nb_transport_fw(this, &Partition::nb_transport_fw);
+  slices_.push_back(this);
   unsigned n = unsigned(cfg.get(kL2Mshrs));
   mshr_.resize(n);
   waiters_.resize(n);
@@ -52,6 +58,30 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
 }
 
 void Partition::kick_l2() { l2clk_.notify_at(l2_ev_, l2clk_.after()); }
+
+unsigned Partition::memcpy_fill(uint64_t addr, uint64_t n) {
+  if (!fill_on_memcpy_ || n == 0) return 0;
+  unsigned count = 0;
+  for (uint64_t a = addr & ~uint64_t(kLineBytes - 1); a < addr + n; a += kLineBytes) {
+    if (map_.partition(a) != index_ || l2_.lookup(a) >= 0) continue;
+    int v = l2_.victim(a);
+    if (v < 0) continue;  // every way is being fetched
+    if (los_) los_evicting(v);
+    l2_.replace(v, a, L2Cache::State::valid);  // a dirty victim is written back (untimed)
+    l2_.fill(v);
+    ++count;
+  }
+  return count;
+}
+
+void Partition::share_dram_with(Partition& owner) {
+  if (&owner == this || owner.owner_ != &owner || slices_.size() != 1)
+    throw std::logic_error("partition: share_dram_with needs a DRAM-owning slice, once");
+  owner_ = &owner;
+  slices_.clear();
+  sub_ = uint32_t(owner.slices_.size());
+  owner.slices_.push_back(this);
+}
 
 tlm::tlm_sync_enum Partition::nb_transport_fw(tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t) {
   if (ph == tlm::BEGIN_REQ) {
@@ -74,9 +104,12 @@ tlm::tlm_sync_enum Partition::nb_transport_fw(tlm_generic_payload& gp, tlm::tlm_
   return tlm::TLM_COMPLETED;
 }
 
+// Room in the channel's DRAM queue for one more request, counting what every
+// slice of the channel has on its way there.
 bool Partition::dram_room(bool write) const {
-  unsigned in_flight = write ? to_dram_writes_ : to_dram_reads_;
-  return dram_.queued(write) + in_flight < dram_.depth();
+  unsigned in_flight = 0;
+  for (const Partition* p : owner_->slices_) in_flight += write ? p->to_dram_writes_ : p->to_dram_reads_;
+  return dram().queued(write) + in_flight < dram().depth();
 }
 
 static bool full_line(const tlm_generic_payload& gp) {
@@ -89,6 +122,16 @@ static bool full_line(const tlm_generic_payload& gp) {
     if (w != ~uint64_t(0)) return false;
   }
   return true;
+}
+
+// The bytes a write enables, as a 128-bit mask (bit i = byte i).
+static void write_mask(const tlm_generic_payload& gp, uint64_t m[2]) {
+  const uint8_t* be = gp.get_byte_enable_ptr();
+  unsigned bl = gp.get_byte_enable_length();
+  m[0] = m[1] = be ? 0 : ~uint64_t(0);
+  if (be)
+    for (unsigned i = 0; i < kLineBytes; ++i)
+      if (be[i % bl] == TLM_BYTE_ENABLED) m[i / 64] |= uint64_t(1) << (i % 64);
 }
 
 void Partition::apply(tlm_generic_payload& gp, int line) {
@@ -122,6 +165,11 @@ void Partition::apply(tlm_generic_payload& gp, int line) {
           if (be[i % bl] == TLM_BYTE_ENABLED) ld[i] = d[i];
       }
       l2_.line(line).dirty = true;
+      if (l2_.line(line).partial) {
+        uint64_t m[2];
+        write_mask(gp, m);
+        l2_.written(line, m);
+      }
       return;
     }
     case Kind::atomic:
@@ -166,6 +214,14 @@ bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
   const bool last = pred && cnt >= pred;  // the predicted last access: gate after it
   switch (l.st) {
     case L2Cache::State::valid:
+      if (l.partial && ext->kind != Kind::write) {  // allocated by writes alone: fetch the rest
+        if (free_mshr_.empty() || !dram_room(false)) return false;
+        l.st = L2Cache::State::reserved;
+        start_fetch(gp, a, i, c);
+        ++ks.accesses, ++ks.misses;
+        if (last) l.gate_pending = true;
+        break;
+      }
       // Gating a dirty (or now written) line needs DRAM room for its write-back.
       if (last && (l.dirty || ext->kind != Kind::read) && !dram_room(true)) return false;
       apply(gp, i);
@@ -195,27 +251,30 @@ bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
   return true;
 }
 
-// A request whose line has no tag here: victim, write-back, fetch (or a
-// full-line write allocated without fetching).
+// A request whose line has no tag here: victim, write-back, fetch. A write
+// allocates without fetching (GPGPU-Sim's L2 write-allocate policy
+// "lazy fetch on read"): a partial line holds only the written bytes until
+// a read fetches the rest.
 bool Partition::miss(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks) {
-  bool whole = e.kind == Kind::write && full_line(gp);
+  bool lazy = e.kind == Kind::write, whole = lazy && full_line(gp);
   int v = l2_.victim(a);
   if (v < 0) return false;
   const L2Cache::Line& vl = l2_.line(v);
   uint64_t vaddr = vl.addr;
   if (vl.st == L2Cache::State::valid && vl.dirty && !dram_room(true)) return false;
-  if (!whole && (free_mshr_.empty() || !dram_room(false))) return false;
+  if (!lazy && (free_mshr_.empty() || !dram_room(false))) return false;
   ++ks.accesses, ++ks.misses;
   energy_.count(power::L2Energy::tag);
   if (los_) los_evicting(v);
-  if (l2_.replace(v, a, whole ? L2Cache::State::valid : L2Cache::State::reserved)) {
+  if (l2_.replace(v, a, lazy ? L2Cache::State::valid : L2Cache::State::reserved)) {
     ++writebacks_;
     energy_.count(power::L2Energy::data_read);
     to_dram_.push_back({c + hit_lat_, map_.local(vaddr), 0, true});
     ++to_dram_writes_;
   }
   if (los_) los_allocated(v, e);
-  if (whole) {
+  if (lazy) {
+    l2_.line(v).partial = !whole;
     apply(gp, v);
     respond(gp, c + hit_lat_);
     if (l2_.line(v).gate_pending) gate_q_.push_back(v);
@@ -244,11 +303,11 @@ void Partition::l2_step() {
     uint64_t dc = dclk_.after();
     while (!to_dram_.empty() && to_dram_.front().due <= c) {
       const ToDram& x = to_dram_.front();
-      dram_.push(x.local, x.write, x.tag, dc);
+      dram().push(x.local, x.write, x.tag | sub_ << kSliceShift, dc);
       --(x.write ? to_dram_writes_ : to_dram_reads_);
       to_dram_.pop_front();
     }
-    dclk_.notify_at(dram_ev_, dc);
+    dclk_.notify_at(owner_->dram_ev_, dc);
   }
   // Fills: the line becomes valid, then its MSHR's requests, one per cycle.
   while (!fills_.empty() && fills_.front().due <= c) {
@@ -275,10 +334,27 @@ void Partition::l2_step() {
     free_mshr_.push_back(m);
   }
   if (!gate_q_.empty()) los_gate_pending(c);
-  // One tag lookup per cycle, in arrival order.
-  if (!inq_.empty() && inq_.front().ready <= c) {
-    stall_on_resp_ = resp_.size() >= qdepth_;
+  // Responses that have passed the pipeline enter the bounded queue towards
+  // the interconnect; only that queue (not the pipeline) can stall lookups.
+  while (!resp_.empty() && resp_.front().ready <= c && out_.size() < qdepth_) {
+    std::pop_heap(resp_.begin(), resp_.end(), std::greater<Resp>());
+    out_.push_back(resp_.back().gp);
+    resp_.pop_back();
+  }
+  // Tag lookups in arrival order, one 32-B sector per cycle (GPGPU-Sim's
+  // sectored L2 splits a request into sector accesses).
+  if (!inq_.empty() && inq_.front().ready <= c && tag_free_ <= c) {
+    stall_on_resp_ = out_.size() >= qdepth_;
+    const MemExt* e = inq_.front().gp->get_extension<MemExt>();
+    KindStats* ks = e && e->kind != Kind::query ? &ks_[unsigned(e->kind)] : nullptr;
+    uint64_t misses = ks ? ks->misses : 0;
     if (!stall_on_resp_ && lookup(*inq_.front().gp, c)) {
+      unsigned sectors = ks ? e->sectors : 1;
+      tag_free_ = c + sectors;
+      if (ks) {
+        ks->sectors += sectors;
+        if (ks->misses != misses) ks->sector_misses += sectors;
+      }
       inq_.pop_front();
       if (stalled_) stall_cycles_ += c - stall_since_;
       stalled_ = false;
@@ -293,10 +369,9 @@ void Partition::l2_step() {
     }
   }
   // One response per cycle towards the interconnect.
-  if (!resp_blocked_ && !resp_.empty() && resp_.front().ready <= c) {
-    std::pop_heap(resp_.begin(), resp_.end(), std::greater<Resp>());
-    tlm_generic_payload* gp = resp_.back().gp;
-    resp_.pop_back();
+  if (!resp_blocked_ && !out_.empty()) {
+    tlm_generic_payload* gp = out_.front();
+    out_.pop_front();
     tlm::tlm_phase ph = tlm::BEGIN_RESP;
     sc_core::sc_time t = sc_core::SC_ZERO_TIME;
     if (tgt->nb_transport_bw(*gp, ph, t) == tlm::TLM_ACCEPTED) resp_blocked_ = true;
@@ -312,8 +387,10 @@ void Partition::l2_step() {
   uint64_t next = UINT64_MAX;
   if (!to_dram_.empty()) next = std::min(next, to_dram_.front().due);
   if (!fills_.empty()) next = std::min(next, fills_.front().due);
-  if (!inq_.empty() && (!stalled_ || (stall_on_resp_ && resp_.size() < qdepth_))) next = std::min(next, inq_.front().ready);
-  if (!resp_blocked_ && !resp_.empty()) next = std::min(next, resp_.front().ready);
+  if (!inq_.empty() && (!stalled_ || (stall_on_resp_ && out_.size() < qdepth_)))
+    next = std::min(next, std::max(inq_.front().ready, tag_free_));
+  if (!resp_.empty() && out_.size() < qdepth_) next = std::min(next, resp_.front().ready);
+  if (!resp_blocked_ && !out_.empty()) next = c + 1;
   if (!gate_q_.empty()) next = c + 1;
   if (next != UINT64_MAX) l2clk_.notify_at(l2_ev_, std::max(next, c + 1));
 }
@@ -323,17 +400,20 @@ void Partition::dram_step() {
   unsigned before = dram_.queued(false) + dram_.queued(true);
   uint64_t next = dram_.step(d, done_);
   for (const DramCtrl::Done& x : done_) {
-    uint64_t due = l2clk_.ceil_of(dclk_.time_of(x.cycle)) + dram_lat_;
-    fills_.push_back({due, x.tag});
-    l2clk_.notify_at(l2_ev_, due);
+    Partition* s = slices_.at(x.tag >> kSliceShift);
+    uint64_t due = s->l2clk_.ceil_of(dclk_.time_of(x.cycle)) + dram_lat_;
+    s->fills_.push_back({due, x.tag & ((1u << kSliceShift) - 1)});
+    s->l2clk_.notify_at(s->l2_ev_, due);
   }
   done_.clear();
-  if (stalled_ && dram_.queued(false) + dram_.queued(true) < before) kick_l2();
+  if (dram_.queued(false) + dram_.queued(true) < before)
+    for (Partition* s : slices_)
+      if (s->stalled_) s->kick_l2();
   if (next != UINT64_MAX) dclk_.notify_at(dram_ev_, next);
 }
 
 bool Partition::idle() const {
-  return inq_.empty() && !pending_ && to_dram_.empty() && fills_.empty() && resp_.empty() && !resp_blocked_ &&
+  return inq_.empty() && !pending_ && to_dram_.empty() && fills_.empty() && resp_.empty() && out_.empty() && !resp_blocked_ &&
          dram_.empty() && free_mshr_.size() == mshr_.size() && gate_q_.empty();
 }
 
@@ -356,13 +436,16 @@ config::json Partition::stats() const {
   for (unsigned k = 0; k < 3; ++k) {
     const KindStats& s = ks_[k];
     kinds[names[k]] = {{"accesses", s.accesses}, {"hits", s.hits}, {"misses", s.misses},
-                       {"mshr_merges", s.mshr_merges}};
+                       {"mshr_merges", s.mshr_merges}, {"sectors", s.sectors}, {"sector_misses", s.sector_misses}};
     tot.accesses += s.accesses, tot.hits += s.hits, tot.misses += s.misses, tot.mshr_merges += s.mshr_merges;
+    tot.sectors += s.sectors, tot.sector_misses += s.sector_misses;
   }
   l2 = {{"accesses", tot.accesses}, {"hits", tot.hits}, {"misses", tot.misses}, {"mshr_merges", tot.mshr_merges},
+        {"sectors", tot.sectors}, {"sector_misses", tot.sector_misses},
         {"writebacks", writebacks_}, {"stall_cycles", stall_cycles_}, {"per_kind", kinds}};
   const DramCtrl::Stats& d = dram_.stats;
-  uint64_t cycles = (sc_core::sc_time_stamp().value() - stats_t0_) / dclk_.period();
+  // The channel's DRAM is reported once, by the slice that owns it.
+  uint64_t cycles = owner_ == this ? (sc_core::sc_time_stamp().value() - stats_t0_) / dclk_.period() : 0;
   config::json dram = {{"reads", d.reads}, {"writes", d.writes}, {"row_hits", d.row_hits},
                        {"row_misses", d.row_misses}, {"activates", d.activates}, {"precharges", d.precharges},
                        {"bytes_read", d.bytes_read}, {"bytes_written", d.bytes_written},

@@ -1,10 +1,12 @@
-// One memory partition: an L2 slice and its DRAM channel controller, a
+// One L2 slice (a memory sub-partition) and, on the first slice of each
+// channel, the channel's DRAM controller, shared by the channel's slices: a
 // TLM-2.0 AT target (base protocol, mem/request.h) behind the interconnect.
 //
-// Timing (L2 clock, one tag access per cycle):
+// Timing (L2 clock):
 //   a request is accepted into the input queue (END_REQ at once while there
 //   is room, else withheld until a slot frees: back pressure) and looked up
-//   in arrival order at the first L2 edge after it arrives;
+//   in arrival order at the first L2 edge after it arrives; the tag pipeline
+//   takes one 32-B sector per cycle (MemExt::sectors: 4 for an L1 fill);
 //   hit                 response ready hit_latency cycles later;
 //   miss                MSHR + victim reserved at lookup (a dirty victim is
 //                       written back), the DRAM read enters the DRAM queue
@@ -13,10 +15,15 @@
 //                       last data beat, then the MSHR's requests are served
 //                       in arrival order, one per cycle;
 //   line being fetched  the request joins its MSHR (merge), up to l2.mshr_merge;
-//   full-line write miss allocates without fetching (every byte is written).
+//   write miss          allocates without fetching (GPGPU-Sim's lazy fetch on
+//                       read); a later read or atomic of a line that holds
+//                       only written bytes fetches the rest and merges.
+// Responses leaving the pipeline wait in a queue of l2.queue_depth for the
+// interconnect, one sent per cycle; the pipeline itself is not limited.
 // The lookup stalls (in order, nothing is dropped) while no MSHR, no
-// victim way (all reserved), no DRAM queue slot or no response slot is free.
-// Writes and atomics are acknowledged with a BEGIN_RESP when applied.
+// victim way (all reserved), no DRAM queue slot or no room in that
+// response queue is free. Writes and atomics are acknowledged with a
+// BEGIN_RESP when applied.
 // Functional data: lines hold data; a read copies the line into the
 // payload, a write merges its enabled bytes, an atomic applies its lanes in
 // order with func::atom_apply_at (the functional executor's semantics) and
@@ -47,12 +54,19 @@ inline const config::Key<int64_t> kL2HitLatency{
     "L2 pipeline latency from lookup to response; misses also pass it before DRAM (GPGPU-Sim GTX480 "
     "-rop_latency 120)", 1, 100000};
 inline const config::Key<int64_t> kL2Mshrs{
-    "l2.mshrs", 32, "entries", "L2 MSHRs per partition (GPGPU-Sim GTX480 -gpgpu_cache:dl2 A:32:4)", 1, 4096};
+    "l2.mshrs", 256, "entries",
+    "L2 MSHRs per slice (GPGPU-Sim 4.0 SM2_GTX480 -gpgpu_cache:dl2 A:256:4; 3.x: A:32:4)", 1, 4096};
 inline const config::Key<int64_t> kL2MshrMerge{
-    "l2.mshr_merge", 4, "requests", "requests one L2 MSHR holds (GPGPU-Sim GTX480 -gpgpu_cache:dl2 A:32:4)", 1, 1024};
+    "l2.mshr_merge", 4, "requests", "requests one L2 MSHR holds (GPGPU-Sim GTX480 -gpgpu_cache:dl2 A:256:4)", 1, 1024};
+inline const config::Key<bool> kL2FillOnMemcpy{
+    "l2.fill_on_memcpy", true, "",
+    "a host-to-device memcpy leaves its lines in the L2 (clean, the last ones copied win), as GPGPU-Sim "
+    "does with -gpgpu_perf_sim_memcpy 1 (SM2_GTX480); false: they start in DRAM only"};
 inline const config::Key<int64_t> kL2QueueDepth{
-    "l2.queue_depth", 8, "requests",
-    "partition input and response queue depth (GPGPU-Sim -gpgpu_dram_partition_queues 8:8:8:8)", 1, 4096};
+    "l2.queue_depth", 64, "requests",
+    "slice input queue and queue of responses waiting for the interconnect (GPGPU-Sim 4.0 SM2_GTX480 "
+    "-gpgpu_dram_partition_queues 64:64:64:64; 3.x: 8:8:8:8); requests inside the l2.hit_latency pipeline "
+    "are not limited by it", 1, 4096};
 
 class Partition : public sc_core::sc_module {
  public:
@@ -68,10 +82,18 @@ class Partition : public sc_core::sc_module {
   unsigned flush() { return l2_.flush(); }
   unsigned flush(uint64_t addr, uint64_t n) { return n ? l2_.flush(addr, n) : 0; }
   unsigned invalidate(uint64_t addr, uint64_t n) { return l2_.invalidate(addr, n); }
+  // A host-to-device memcpy wrote [addr, addr+n): with l2.fill_on_memcpy
+  // the slice installs its lines of the range, clean, in address order
+  // (GPGPU-Sim's -gpgpu_perf_sim_memcpy). Untimed; returns the lines installed.
+  unsigned memcpy_fill(uint64_t addr, uint64_t n);
 
   // Before each launch's first request: LoSCache's per-kernel state (counts,
   // gated tags; mem/loscache.h). Nothing without loscache.enable.
   void begin_kernel();
+  // Slices of one channel share its DRAM controller: the first slice owns
+  // it, and each other slice calls this once with the owner, before the
+  // simulation starts (Gpu does; a single slice owns its own).
+  void share_dram_with(Partition& owner);
 
   bool idle() const;
   // {"l2", "dram", "l2_energy"} and, with LoSCache, "loscache".
@@ -110,6 +132,8 @@ class Partition : public sc_core::sc_module {
   };
   struct KindStats {
     uint64_t accesses = 0, hits = 0, misses = 0, mshr_merges = 0;
+    uint64_t sectors = 0;        // 32-B sector accesses: GPGPU-Sim's L2 access count
+    uint64_t sector_misses = 0;  // ... of requests that missed (merged ones included)
   };
 
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t);
@@ -132,9 +156,15 @@ class Partition : public sc_core::sc_module {
   config::json los_stats(uint64_t now) const;
   void respond(tlm::tlm_generic_payload& gp, uint64_t ready);
   bool dram_room(bool write) const;
+  DramCtrl& dram() { return owner_->dram_; }
+  const DramCtrl& dram() const { return owner_->dram_; }
   void kick_l2();
 
   unsigned index_;
+  bool fill_on_memcpy_;
+  Partition* owner_ = this;            // the slice that owns the channel's DRAM controller
+  std::vector<Partition*> slices_;     // on the owner: the channel's slices, by dram tag
+  uint32_t sub_ = 0;                   // this slice's number in its channel (the tag's high bits)
   AddressMap map_;
   ClockDomain l2clk_, dclk_;
   L2Cache l2_;
@@ -150,10 +180,12 @@ class Partition : public sc_core::sc_module {
   Ring<ToDram> to_dram_;
   unsigned to_dram_reads_ = 0, to_dram_writes_ = 0;
   Ring<Fill> fills_;
-  std::vector<Resp> resp_;  // min-heap on (ready, seq)
+  std::vector<Resp> resp_;  // in the L2 pipeline: min-heap on (ready, seq)
+  Ring<tlm::tlm_generic_payload*> out_;  // out of the pipeline, to the interconnect (l2.queue_depth)
   uint64_t resp_seq_ = 0;
   bool resp_blocked_ = false;  // BEGIN_RESP sent, waiting for END_RESP
   bool stalled_ = false;       // lookup waits for a resource
+  uint64_t tag_free_ = 0;      // L2 cycle the tag pipeline takes the next request
   bool stall_on_resp_ = false; // ... for a response slot
   std::vector<DramCtrl::Done> done_;
   sc_core::sc_event l2_ev_, dram_ev_;

@@ -49,6 +49,11 @@ struct MemExt : tlm::tlm_extension<MemExt> {
   bool bypass_l1 = false;       // .cg / volatile / atomics: not cached in L1
   std::vector<AtomLane> atoms;  // kind == atomic
   uint64_t issue_cycle = 0;     // SM cycle the request left the SM (for latency stats)
+  // 32-B sectors of the line the request covers: 4 for an L1 line fill; for
+  // uncached accesses GPGPU-Sim's segment rule (1 if the lanes' bytes fall in
+  // one sector, 2 if in one aligned half, else 4). The sectored L2 spends a
+  // tag cycle per sector and packets carry sectors * 32 data bytes.
+  uint8_t sectors = 4;
   // LoSCache (mem/loscache.h); untouched while loscache.enable is false.
   uint8_t los_pred = 0;         // predicted accesses of the line; 0 = no prediction, never gate
   uint8_t los_naive = 0;        // the same prediction without the adaptive threshold (stats only)

@@ -73,7 +73,7 @@ void Device::free(DevPtr p) { mem_->free(p); }
 
 void Device::memcpy_to_device(DevPtr dst, const void* src, size_t n) {
   mem_->write(dst, src, n, "memcpy host-to-device (destination)");
-  engine_->host_wrote(dst, n);
+  engine_->host_wrote(dst, n, true);
 }
 
 void Device::memcpy_to_host(void* dst, DevPtr src, size_t n) {
@@ -86,12 +86,12 @@ void Device::memcpy_device(DevPtr dst, DevPtr src, size_t n) {
   engine_->host_reads(src, n);
   mem_->read(tmp.data(), src, n, "memcpy device-to-device (source)");
   mem_->write(dst, tmp.data(), n, "memcpy device-to-device (destination)");
-  engine_->host_wrote(dst, n);
+  engine_->host_wrote(dst, n, false);
 }
 
 void Device::memset(DevPtr dst, int value, size_t n) {
   mem_->fill(dst, value, n, "memset");
-  engine_->host_wrote(dst, n);
+  engine_->host_wrote(dst, n, false);
 }
 
 DevPtr Device::symbol(const ptx::Module& mod, const std::string& name, size_t* size) const {

@@ -55,9 +55,11 @@ class Engine {
   virtual ~Engine() = default;
   virtual void launch(const ptx::Module& mod, const ptx::Function& kernel, Dim3 grid, Dim3 block,
                       uint64_t dyn_shmem, const std::vector<uint8_t>& params, LaunchRecord& rec) = 0;
-  // The host wrote device memory directly (memcpy/memset): an engine that
-  // caches data (the timing model's L2) drops its copies of [addr, addr+n).
-  virtual void host_wrote(uint64_t addr, uint64_t n) {}
+  // The host wrote device memory directly: an engine that caches data (the
+  // timing model's L2) drops or refreshes its copies of [addr, addr+n).
+  // copy: a host-to-device memcpy (which GPGPU-Sim also installs in its L2),
+  // not a memset or device-to-device copy.
+  virtual void host_wrote(uint64_t addr, uint64_t n, bool copy) {}
   // The host is about to read device memory: write back what is cached dirty.
   virtual void host_reads(uint64_t addr, uint64_t n) {}
 };

@@ -31,6 +31,12 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   two_level_active_ = unsigned(cfg.get(kTwoLevelActive));
   ib_entries_ = unsigned(cfg.get(kIbufferEntries));
   fetch_lat_ = unsigned(cfg.get(kFetchLatency));
+  if (cfg.get(kIcacheEnable))
+    icache_ = std::make_unique<ReadOnlyCache>(unsigned(cfg.get(kIcacheSets)), unsigned(cfg.get(kIcacheWays)),
+                                              mem::kLineBytes, unsigned(cfg.get(kIcacheMshrs)));
+  if (cfg.get(kCcacheEnable))
+    ccache_ = std::make_unique<ReadOnlyCache>(unsigned(cfg.get(kCcacheSets)), unsigned(cfg.get(kCcacheWays)),
+                                              unsigned(cfg.get(kCcacheLineBytes)), unsigned(cfg.get(kCcacheMshrs)));
   oc_count_[0] = unsigned(cfg.get(kOcSp));
   oc_count_[1] = unsigned(cfg.get(kOcSfu));
   oc_count_[2] = unsigned(cfg.get(kOcMem));
@@ -226,6 +232,7 @@ unsigned Core::take_finished() {
 
 bool Core::idle() const {
   return live_ctas_ == 0 && inflight_total_ == 0 && stores_total_ == 0 && outq_.empty() && resp_.empty() &&
+         (!icache_ || !icache_->any_pending()) && (!ccache_ || !ccache_->any_pending()) &&
          (!los_ || !los_->queries_outstanding());  // LoSCache count queries in flight
 }
 
@@ -271,11 +278,13 @@ void Core::cycle(uint64_t now) {
   act_.active_warps = active_warps_;
   if (was_busy || !idle()) ++st_.cycles;
   act_.oc_allocated = uint16_t(oc_total_ - oc_free_[0] - oc_free_[1] - oc_free_[2]);
-  if (busy_ || !outq_.empty() || !ldq_.empty() || act_.oc_allocated) next_wake_ = now + 1;
+  bool sending = !outq_.empty() && outq_.front()->not_before <= now + 1;
+  if (busy_ || sending || !ldq_.empty() || act_.oc_allocated) next_wake_ = now + 1;
   st_.oc_busy += act_.oc_allocated;
   for (Inst* in : wb_) next_wake_ = std::min(next_wake_, std::max(in->ready, now + 1));
   publish(0);
-  if (next_wake_ == UINT64_MAX && live_ctas_ && !inflight_total_ && !stores_total_ && outq_.empty() && resp_.empty())
+  if (next_wake_ == UINT64_MAX && live_ctas_ && !inflight_total_ && !stores_total_ && outq_.empty() && resp_.empty() &&
+      (!icache_ || !icache_->any_pending()) && (!ccache_ || !ccache_->any_pending()))
     report_deadlock();
 }
 
@@ -344,6 +353,10 @@ config::json Core::stats() const {
   j["l1d"]["mshr_merges"] = st_.l1_merge;
   j["l1d"]["mshr_full_stalls"] = st_.mshr_full;
   j["l1d"]["bypass"] = st_.l1_bypass;
+  j["icache"]["accesses"] = st_.icache_access;
+  j["icache"]["misses"] = st_.icache_miss;
+  j["ccache"]["accesses"] = st_.ccache_access;
+  j["ccache"]["misses"] = st_.ccache_miss;
   j["smem"]["accesses"] = st_.smem_access;
   j["smem"]["bank_conflicts"] = st_.smem_conflicts;
   j["local_accesses"] = st_.local_access;

@@ -31,6 +31,7 @@
 #include "power/rf_energy.h"
 #include "reliability/chip.h"
 #include "sm/grguard.h"
+#include "sm/ro_cache.h"
 #include "sm/keys.h"
 #include "sm/l1d.h"
 #include "sm/loscache_unit.h"
@@ -75,6 +76,8 @@ struct Inst {
   uint32_t gmask = 0;          // global lanes
   uint8_t nlines = 0, next_line = 0;
   uint64_t lines[32];
+  uint8_t nclines = 0, next_cline = 0;  // constant-cache lines (const and param lanes)
+  uint64_t clines[32];
   uint64_t busy_until = 0;     // non-global part occupies the unit until then
   uint16_t pending = 0;        // line responses outstanding
   bool left_unit = false;      // all lines sent / looked up
@@ -90,6 +93,7 @@ struct WarpSlot {
   uint8_t ib = 0;              // instruction-buffer entries
   uint64_t ib_ready = 0;
   bool control = false;        // a control instruction in flight
+  bool imiss = false;          // its next instruction's line is being fetched
   unsigned inflight = 0;       // issued, not written back
   unsigned stores = 0;         // store / reduction requests not acknowledged
   uint64_t issue_seq = 0, dispatch_seq = 0;
@@ -154,7 +158,7 @@ class Core final : public SmCore {
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
 
  private:
-  struct Req { enum K : uint8_t { free, load, bypass, store, atomic, query } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
+  struct Req { enum K : uint8_t { free, load, bypass, store, atomic, query, ifetch, cfetch } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
   struct FuState { uint64_t next_free = 0; };
 
   // stages (core_pipe.cpp, core_ldst.cpp)
@@ -169,6 +173,10 @@ class Core final : public SmCore {
   void operand_read();
   void issue();
   void fetch();
+  bool icache_fetch(unsigned ws);  // core_pipe.cpp: the fetch's instruction-cache access
+  void icache_filled(int mshr);
+  bool ccache_line(Inst* in);  // core_ldst.cpp: one constant-cache line; false = stalled
+  void ccache_filled(int mshr);
   void send();
   Stall check(unsigned ws, const StaticOp*& op);
   Stall check_now(unsigned ws, const StaticOp*& op);
@@ -234,6 +242,8 @@ class Core final : public SmCore {
   std::vector<uint8_t> group_read_, group_write_;  // per bank group: used this cycle
   unsigned inflight_total_ = 0, stores_total_ = 0;
   unsigned fetch_rr_ = 0;
+  std::vector<mem::AtomLane> atoms_;               // scratch: one line's atomic lanes
+  std::vector<std::vector<mem::AtomLane>> groups_;  // scratch: ... split into requests
   bool fetch_scan_ = true;             // some warp may want a fetch
   uint64_t now_ = 0, last_cycle_ = 0;
   bool started_ = false, busy_ = false;
@@ -267,7 +277,10 @@ class Core final : public SmCore {
     uint64_t l1_access = 0, l1_hit = 0, l1_miss = 0, l1_merge = 0, l1_bypass = 0, mshr_full = 0;
     uint64_t smem_access = 0, smem_conflicts = 0, local_access = 0, const_access = 0;
     uint64_t req_read = 0, req_write = 0, req_atomic = 0;
+    uint64_t icache_access = 0, icache_miss = 0, ccache_access = 0, ccache_miss = 0;
   } st_;
+  std::unique_ptr<ReadOnlyCache> icache_;  // null: icache.enable false, every fetch hits
+  std::unique_ptr<ReadOnlyCache> ccache_;  // null: ccache.enable false, every const/param read hits
 };
 
 }  // namespace relgpu::sm

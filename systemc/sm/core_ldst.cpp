@@ -52,6 +52,8 @@ std::unique_ptr<LineRequest> Core::new_request(Req::K kind, uint64_t line, unsig
   e.bypass_l1 = kind != Req::load;
   e.atoms.clear();
   e.issue_cycle = now_;
+  e.sectors = 4;
+  r->not_before = 0;
   e.los_pred = e.los_naive = 0;
   e.los_entry = -1;
   e.los_predict = e.los_mispredict = false;
@@ -62,7 +64,8 @@ std::unique_ptr<LineRequest> Core::new_request(Req::K kind, uint64_t line, unsig
     std::memset(r->data, 0, kLineBytes);
     std::memset(r->byte_enable, 0, kLineBytes);
   }
-  if (kind != Req::query) (kind == Req::store ? st_.req_write : kind == Req::atomic ? st_.req_atomic : st_.req_read)++;
+  if (kind != Req::query && kind != Req::ifetch && kind != Req::cfetch)
+    (kind == Req::store ? st_.req_write : kind == Req::atomic ? st_.req_atomic : st_.req_read)++;
   return r;
 }
 
@@ -74,6 +77,7 @@ bool Core::start_ldst(Inst* in) {
   in->gmask = ex_->global_lanes(*s.cta, *s.w, f);
   ex_->memory_non_global(*s.cta, *s.w, f, in->gmask);
   in->ldst_started = true;
+  in->nclines = 0;
   unsigned cycles = 0, lat = 1;
   uint32_t other = f.exec & ~in->gmask;
   if (other) {
@@ -102,6 +106,11 @@ bool Core::start_ldst(Inst* in) {
           break;
         default:  // param, const
           if (std::find(ca, ca + nconst, a) == ca + nconst) ca[nconst++] = a;
+          if (ccache_) {
+            uint64_t cl = ccache_->line_of(a) + (f.lane_space[l] == Space::param ? kParamBase : kConstBase);
+            if (std::find(in->clines, in->clines + in->nclines, cl) == in->clines + in->nclines)
+              in->clines[in->nclines++] = cl;
+          }
           break;
       }
     }
@@ -126,11 +135,54 @@ bool Core::start_ldst(Inst* in) {
   in->busy_until = now_ + (cycles ? cycles - 1 : 0);
   in->ready = now_ + lat;
   in->nlines = in->next_line = 0;
+  in->next_cline = 0;
   for (uint32_t m = in->gmask; m; m &= m - 1) {
     uint64_t line = f.addr[__builtin_ctz(m)] & ~uint64_t(kLineBytes - 1);
     if (std::find(in->lines, in->lines + in->nlines, line) == in->lines + in->nlines) in->lines[in->nlines++] = line;
   }
   return true;
+}
+
+// One constant-cache line of a const/param access (one per cycle, before
+// the global lines): a hit costs nothing more; a miss sends the line's
+// fetch or joins the one in flight, and the instruction waits for it.
+bool Core::ccache_line(Inst* in) {
+  uint64_t line = in->clines[in->next_cline];
+  ++st_.ccache_access;
+  if (ccache_->probe(line)) return true;
+  int m = ccache_->pending(line);
+  if (m < 0) {
+    if (outq_.size() >= miss_q_ || (m = ccache_->allocate(line)) < 0) return false;
+    ++st_.ccache_miss;
+    // The memory system moves 128-B lines: fetch the one holding it.
+    auto r = new_request(Req::cfetch, line & ~uint64_t(kLineBytes - 1), in->ws, nullptr);
+    r->ext.sectors = uint8_t(std::min<unsigned>(4, (ccache_->line_bytes() + 31) / 32));
+    reqs_[r->ext.id].mshr = m;
+    outq_.push_back(std::move(r));
+  }
+  ccache_->waiters(m).push_back(reinterpret_cast<uintptr_t>(in));
+  ++in->pending;
+  return true;
+}
+
+void Core::ccache_filled(int m) {
+  uint64_t line = ccache_->release(m);
+  ccache_->fill(line);
+  for (uintptr_t w : ccache_->waiters(m)) line_arrived(reinterpret_cast<Inst*>(w), line, nullptr);
+  busy_ = true;
+}
+
+// GPGPU-Sim's segment rule for an uncached access touching bytes [lo, hi]
+// of a line: one 32-B sector, one aligned 64-B half (2 sectors), or the line.
+static uint8_t segment_sectors(unsigned lo, unsigned hi) {
+  return lo / 32 == hi / 32 ? 1 : lo / 64 == hi / 64 ? 2 : 4;
+}
+
+static uint8_t enabled_sectors(const uint8_t* be) {
+  unsigned lo = kLineBytes, hi = 0;
+  for (unsigned i = 0; i < kLineBytes; ++i)
+    if (be[i]) lo = std::min(lo, i), hi = i;
+  return lo <= hi ? segment_sectors(lo, hi) : 1;
 }
 
 // One global line through L1 / to the memory system; false = stalled.
@@ -161,6 +213,7 @@ bool Core::ldst_line(Inst* in) {
     }
     ++st_.l1_access, ++st_.l1_miss, ++act_.l1_accesses, ++act_.l1_misses;
     auto r = new_request(Req::load, line, in->ws, in);
+    r->not_before = now_ + l1_hit_;  // the miss is known after the L1 access
     los_tag(*r, in);
     reqs_[r->ext.id].mshr = m;
     l1_.mshr(m).waiters.push_back(in);
@@ -171,7 +224,15 @@ bool Core::ldst_line(Inst* in) {
   if (outq_.size() >= miss_q_) return false;
   if (xk == XK::ld) {
     ++st_.l1_bypass;
+    unsigned lo = kLineBytes, hi = 0;
+    for (uint32_t m = in->gmask; m; m &= m - 1) {
+      uint64_t a = f.addr[__builtin_ctz(m)];
+      if ((a & ~uint64_t(kLineBytes - 1)) != line) continue;
+      lo = std::min(lo, unsigned(a - line));
+      hi = std::max(hi, unsigned(std::min<uint64_t>(a - line + f.bytes, kLineBytes) - 1));
+    }
     outq_.push_back(new_request(Req::bypass, line, in->ws, in));
+    outq_.back()->ext.sectors = lo <= hi ? segment_sectors(lo, hi) : 1;
     los_tag(*outq_.back(), in);
     ++in->pending;
     return true;
@@ -181,19 +242,40 @@ bool Core::ldst_line(Inst* in) {
   l1_.store_seen(line);
   if (xk == XK::st) {
     auto r = new_request(Req::store, line, in->ws, in);
+    r->not_before = now_ + l1_hit_;  // write-through: the store passes the L1 first
     los_tag(*r, in);
     ex_->store_to_line(f, in->gmask, line, r->data, r->byte_enable);
+    r->ext.sectors = enabled_sectors(r->byte_enable);
     outq_.push_back(std::move(r));
     ++s.stores, ++stores_total_;
     return true;
   }
+  // Atomics: lanes whose bytes overlap go in separate requests (GPGPU-Sim's
+  // atomic coalescing), so same-address lanes are serialised at the L2, in
+  // lane order; the unit sends one request per cycle.
   bool ret = xk == XK::atom;  // red: acknowledged like a store
-  auto r = new_request(Req::atomic, line, in->ws, ret ? in : nullptr);
-  los_tag(*r, in);
-  ex_->atoms_for_line(f, in->gmask, line, r->ext.atoms);
-  outq_.push_back(std::move(r));
-  if (ret) ++in->pending;
-  else ++s.stores, ++stores_total_;
+  atoms_.clear();
+  ex_->atoms_for_line(f, in->gmask, line, atoms_);
+  groups_.clear();
+  for (const mem::AtomLane& a : atoms_) {
+    size_t g = 0;
+    auto overlaps = [&](const mem::AtomLane& b) { return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes; };
+    while (g < groups_.size() && std::any_of(groups_[g].begin(), groups_[g].end(), overlaps)) ++g;
+    if (g == groups_.size()) groups_.emplace_back();
+    groups_[g].push_back(a);
+  }
+  for (auto& lanes : groups_) {
+    auto r = new_request(Req::atomic, line, in->ws, ret ? in : nullptr);
+    los_tag(*r, in);
+    unsigned lo = kLineBytes, hi = 0;
+    for (const mem::AtomLane& a : lanes) lo = std::min<unsigned>(lo, a.offset), hi = std::max<unsigned>(hi, a.offset + a.bytes - 1);
+    r->ext.sectors = lo <= hi ? segment_sectors(lo, hi) : 1;
+    r->ext.atoms.swap(lanes);
+    outq_.push_back(std::move(r));
+    if (ret) ++in->pending;
+    else ++s.stores, ++stores_total_;
+  }
+  if (!groups_.empty()) in->busy_until = std::max(in->busy_until, now_ + groups_.size() - 1);
   return true;
 }
 
@@ -204,6 +286,11 @@ void Core::ldst() {
   if (ldq_.empty()) return;
   busy_ = true;
   Inst* in = ldq_.front();
+  if (in->next_cline < in->nclines) {
+    if (!ccache_line(in)) return;
+    ++in->next_cline;
+    return;
+  }
   if (in->next_line < in->nlines) {
     if (!ldst_line(in)) return;
     if (++in->next_line < in->nlines) return;
@@ -259,6 +346,8 @@ void Core::responses() {
         break;
       }
       case Req::query: los_->query_answered(uint32_t(r->ext.los_entry), r->ext.los_count); break;
+      case Req::ifetch: icache_filled(q.mshr); break;
+      case Req::cfetch: ccache_filled(q.mshr); break;
       default: throw std::logic_error("sm: response to an unknown request id " + std::to_string(id));
     }
     req_pool_.push_back(std::move(r));
@@ -267,6 +356,10 @@ void Core::responses() {
 
 void Core::send() {
   if (outq_.empty()) return;
+  if (outq_.front()->not_before > now_) {  // still in the L1 access: sleep until it leaves
+    next_wake_ = std::min(next_wake_, outq_.front()->not_before);
+    return;
+  }
   busy_ = true;
   bool data = outq_.front()->ext.kind != mem::Kind::query;
   if (port_.send(outq_.front())) {

@@ -95,13 +95,19 @@ const StaticOp* Core::ops_for(const func::Code* c) {
 
 // One warp per cycle refills its instruction buffer (round robin over the
 // warps whose buffer is empty); the entries are valid fetch_latency later.
+// With the instruction cache, a miss sends the line's fetch (or joins the
+// one in flight) and the warp waits for it; the other warps go on.
 void Core::fetch() {
   if (!fetch_scan_) return;
   unsigned n = unsigned(warps_.size());
   for (unsigned k = 0; k < n; ++k) {
     unsigned ws = (fetch_rr_ + k) % n;
     WarpSlot& s = warps_[ws];
-    if (!s.w || s.w->done || s.control || s.ib) continue;
+    if (!s.w || s.w->done || s.control || s.ib || s.imiss) continue;
+    if (icache_ && !icache_fetch(ws)) {
+      fetch_rr_ = ws + 1;
+      return;
+    }
     s.ib = uint8_t(ib_entries_);
     s.dirty = true;
     s.ib_ready = now_ + fetch_lat_;
@@ -110,6 +116,41 @@ void Core::fetch() {
     return;
   }
   fetch_scan_ = false;  // until a buffer empties again
+}
+
+// The instruction-cache access of warp slot ws's next instruction: true on
+// a hit; false on a miss (the warp waits, or retries if no MSHR is free).
+bool Core::icache_fetch(unsigned ws) {
+  WarpSlot& s = warps_[ws];
+  const func::Code* code = s.w->frames.back().code;  // the frame running now (s.code may lag behind)
+  uint64_t a = code_address(code->fn, uint32_t(s.w->pc()), code->ins.size());
+  uint64_t line = a & ~uint64_t(mem::kLineBytes - 1);
+  ++st_.icache_access;
+  if (icache_->probe(line)) return true;
+  int m = icache_->pending(line);
+  if (m < 0) {
+    if (outq_.size() >= miss_q_ || (m = icache_->allocate(line)) < 0) {
+      busy_ = true;  // retry next cycle
+      return false;
+    }
+    ++st_.icache_miss;
+    auto r = new_request(Req::ifetch, line, ws, nullptr);
+    reqs_[r->ext.id].mshr = m;
+    outq_.push_back(std::move(r));
+  }
+  icache_->waiters(m).push_back(ws);
+  s.imiss = true;
+  return false;
+}
+
+void Core::icache_filled(int m) {
+  icache_->fill(icache_->release(m));
+  for (uintptr_t ws : icache_->waiters(m)) {
+    warps_[ws].imiss = false;
+    warps_[ws].dirty = true;
+  }
+  fetch_scan_ = true;
+  busy_ = true;
 }
 
 // ---- issue ---------------------------------------------------------------------

@@ -30,6 +30,7 @@ namespace relgpu::sm {
 // response) or the bytes to write (with `byte_enable`).
 struct LineRequest {
   mem::MemExt ext;
+  uint64_t not_before = 0;  // SM cycle it may leave (after the L1 access latency)
   uint64_t addr = 0;
   bool write = false;
   uint8_t data[mem::kLineBytes] = {};

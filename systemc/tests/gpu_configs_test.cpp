@@ -19,13 +19,16 @@ TEST(TimingConfigs, PaperValues) {
   EXPECT_EQ(g.value("rf.num_banks"), 32);
   EXPECT_EQ(g.value("rf.entries_per_bank"), 256);
   EXPECT_EQ(g.value("rf.entry_bits"), 128);
-  EXPECT_EQ(g.value("l2.sets").get<int64_t>() * g.value("l2.ways").get<int64_t>() * 128, 128 * 1024);
+  EXPECT_EQ(g.value("l2.sets").get<int64_t>() * g.value("l2.ways").get<int64_t>() * 128 *
+                g.value("mem.sub_partitions").get<int64_t>(),
+            128 * 1024);
   EXPECT_EQ(g.value("mem.num_partitions"), 6);
 
   config::Config l = make_config("fermi_1p4ghz");
   EXPECT_EQ(l.get(gpu::kSmClockMhz), 1400.0);
   EXPECT_EQ(l.value("l2.ways"), 16);
-  EXPECT_EQ(l.value("l2.sets").get<int64_t>() * 16 * 128 * l.value("mem.num_partitions").get<int64_t>(),
+  EXPECT_EQ(l.value("l2.sets").get<int64_t>() * 16 * 128 * l.value("mem.num_partitions").get<int64_t>() *
+                l.value("mem.sub_partitions").get<int64_t>(),
             768 * 1024);
   EXPECT_EQ(l.value("l1d.mshrs"), 32);
 

@@ -77,7 +77,7 @@ TEST(TimingErrors, OutOfBoundsIsAKernelError) {
 }
 
 TEST(TimingErrors, RunawayHitsTheCycleLimit) {
-  TimingDevice t(make_config("gtx480", {"gpu.max_cycles=20000"}));
+  TimingDevice t(make_config("gtx480", {"gpu.max_cycles=20000", "icache.enable=false", "ccache.enable=false"}));
   std::string e = kernel_error(t.dev, "spin", {1, 1, 1}, {32, 1, 1}, {});
   EXPECT_NE(e.find("kernel 'spin' exceeded gpu.max_cycles=20000 cycles"), std::string::npos) << e;
   EXPECT_NE(e.find("1 of 1 CTAs dispatched, 0 finished; busy SMs: 0"), std::string::npos) << e;

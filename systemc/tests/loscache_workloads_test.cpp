@@ -66,7 +66,7 @@ TEST(Loscache, GatesBypassesAndQueriesOnTheInterconnect) {
   ASSERT_TRUE(pass);
   const config::json& l2 = s["loscache"]["l2"];
   EXPECT_GT(l2["gatings"].get<int64_t>(), 0);
-  EXPECT_GT(l2["bypass_reads"].get<int64_t>() + l2["bypass_writes"].get<int64_t>(), 0);
+
   EXPECT_GT(s["loscache"]["icnt"]["query_bytes"].get<int64_t>(), 0);
   EXPECT_GT(s["loscache"]["icnt_traffic_increase"].get<double>(), 0);
   EXPECT_GT(l2["generations_predicted"].get<int64_t>(), 0);
@@ -76,6 +76,16 @@ TEST(Loscache, GatesBypassesAndQueriesOnTheInterconnect) {
   EXPECT_GT(s["loscache"]["accuracy_adaptive"].get<double>(), 0);
   EXPECT_LT(s["loscache"]["powered_fraction"].get<double>(), 1.0);
   EXPECT_LT(s["l2_energy"]["leakage_nj"].get<double>(), s["l2_energy"]["all_powered_leakage_nj"].get<double>());
+}
+
+// Lines predicted to be used once bypass the L2 (reads and writes served
+// from DRAM contents without allocating); rare in a small run, seen in bfs.
+TEST(Loscache, BypassesLinesPredictedUsedOnce) {
+  bool pass = false;
+  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "bfs", &pass);
+  ASSERT_TRUE(pass);
+  const config::json& l2 = s["loscache"]["l2"];
+  EXPECT_GT(l2["bypass_reads"].get<int64_t>() + l2["bypass_writes"].get<int64_t>(), 0);
 }
 
 // A 20-access prediction phase reads partial counts: the tables

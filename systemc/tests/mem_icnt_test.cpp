@@ -19,7 +19,7 @@ TEST(MemIcnt, AddressMapInterleavesLinesAcrossPartitions) {
 
 // One SM, one sink partition: packets are serialised at one flit per cycle.
 TEST(MemIcnt, BandwidthLimitsThroughput) {
-  config::Config cfg = simple_config({"icnt.latency=3"});
+  config::Config cfg = simple_config({"icnt.latency=3", "icnt.flit_bytes=32"});
   Initiator ini("ini");
   Interconnect icnt("icnt", cfg, 1);
   Sink sink("sink");
@@ -91,11 +91,11 @@ TEST(MemIcnt, BackPressureWithoutLossOrDeadlock) {
   EXPECT_TRUE(icnt.idle() && p0.idle() && p1.idle());
 }
 
-// The defaults (GTX480): 6 partitions, 128 KB 8-way L2 per partition,
-// 256-B interleave; a 15-SM netlist routes each chunk to its partition.
+// The defaults (GTX480): 6 channels of 2 slices, 128 KB 8-way L2 per
+// channel, 256-B interleave; a 15-SM netlist routes each chunk to its slice.
 TEST(MemIcnt, DefaultNetlistRoutesByInterleave) {
   config::Config cfg;
-  EXPECT_EQ(cfg.get(kL2Sets) * cfg.get(kL2Ways) * kLineBytes, 128 * 1024);
+  EXPECT_EQ(cfg.get(kL2Sets) * cfg.get(kL2Ways) * kLineBytes * cfg.get(kSubPartitions), 128 * 1024);
   func::GlobalMemory g;
   uint64_t a = pattern_alloc(g, 64 * 1024, 11);
   Interconnect icnt("icnt", cfg, 15);
@@ -105,11 +105,12 @@ TEST(MemIcnt, DefaultNetlistRoutesByInterleave) {
     sms.push_back(std::make_unique<Initiator>(("sm" + std::to_string(i)).c_str()));
     sms.back()->sock.bind(icnt.sm_side);
   }
-  for (unsigned j = 0; j < 6; ++j) {
+  for (unsigned j = 0; j < 12; ++j) {
     parts.push_back(std::make_unique<Partition>(("p" + std::to_string(j)).c_str(), cfg, j, g));
     icnt.mem_side.bind(parts.back()->tgt);
+    if (j % 2) parts.back()->share_dram_with(*parts[j - 1]);
   }
-  for (int k = 0; k < 24; ++k) sms[k % 15]->read(a + uint64_t(k) * 128);  // 12 chunks of 256 B
+  for (int k = 0; k < 48; ++k) sms[k % 15]->read(a + uint64_t(k) * 128);  // 24 chunks of 256 B
   sc_core::sc_start(sc_time(20, sc_core::SC_US));
   for (auto& s : sms)
     for (auto& r : s->reqs) {
@@ -119,11 +120,17 @@ TEST(MemIcnt, DefaultNetlistRoutesByInterleave) {
       EXPECT_EQ(std::vector<uint8_t>(r->data, r->data + kLineBytes), v);
     }
   unsigned first = icnt.map().partition(a);
-  for (unsigned j = 0; j < 6; ++j) {
+  for (unsigned j = 0; j < 12; ++j) {
     EXPECT_EQ(parts[j]->stats()["l2"]["accesses"], 4) << j;  // 2 chunks x 2 lines each
     EXPECT_EQ(icnt.stats()["partition"][j]["from_icnt"]["packets"], 4);
   }
-  EXPECT_EQ(icnt.map().partition(a + 256), (first + 1) % 6);
+  // Consecutive chunks go to consecutive channels; the next round of 6
+  // chunks to each channel's other slice.
+  EXPECT_EQ(icnt.map().channel(a + 256), (icnt.map().channel(a) + 1) % 6);
+  EXPECT_EQ(icnt.map().partition(a + 6 * 256), first ^ 1);
+  // Each channel's DRAM is reported once, by its first slice, and served both.
+  for (unsigned j = 0; j < 12; ++j)
+    EXPECT_EQ(parts[j]->stats()["dram"]["reads"], j % 2 ? 0 : 8) << j;
 }
 
 }  // namespace

@@ -141,7 +141,7 @@ class Initiator : public sc_core::sc_module {
 // A config with round numbers: every clock 1000 MHz (1 ns cycles).
 inline config::Config simple_config(std::vector<std::string> sets = {}) {
   config::Config c;
-  for (const char* s : {"mem.num_partitions=1", "l2.clock_mhz=1000", "dram.clock_mhz=1000", "icnt.clock_mhz=1000",
+  for (const char* s : {"mem.num_partitions=1", "mem.sub_partitions=1", "l2.clock_mhz=1000", "dram.clock_mhz=1000", "icnt.clock_mhz=1000",
                         "l2.hit_latency=10", "dram.latency=5"})
     c.set(s);
   for (auto& s : sets) c.set(s);

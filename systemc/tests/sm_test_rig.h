@@ -74,6 +74,13 @@ class FakePort final : public MemPort {
 };
 
 struct TRig : func::test::Rig {
+  // The pipeline tests count cycles by hand: perfect instruction and
+  // constant caches, and Table 7.1's 1-cycle L1 and 3-cycle shared memory
+  // (a test may set others).
+  TRig() {
+    for (const char* s : {"icache.enable=false", "ccache.enable=false", "l1d.hit_latency=1", "smem.latency=3"})
+      cfg.set(s);
+  }
   uint64_t delay = 100;
   std::unique_ptr<FakePort> port;
   std::unique_ptr<Core> sm;
