@@ -15,12 +15,17 @@ using ptx::Type;
 
 void Executor::compute_addresses(Cta& cta, Warp& w, InFlight& f) {
   const DInstr& d = *f.d;
-  uint64_t off = d.aoff + (d.alocal ? w.frames.back().local_base : 0);
+  const uint64_t local = d.alocal ? w.frames.back().local_base : 0;
   f.bytes = uint32_t(d.bytes) * d.vec;
   bool generic = d.space == Space::generic;
+  // [reg+off] is computed in the register's width: a 32-bit base wraps
+  // modulo 2^32 (nvcc forms shared addresses as base - k, then adds k back).
+  const bool wrap32 = d.abase >= 0 && f.code->reg_bits[size_t(d.abase)] <= 32;
   for (unsigned l = 0; l < kWarpSize; ++l) {
     if (!(f.exec >> l & 1)) continue;
-    uint64_t a = (f.abase ? f.abase[l] : 0) + off;
+    uint64_t a = (f.abase ? f.abase[l] : 0) + d.aoff;
+    if (wrap32) a = uint32_t(a);
+    a += local;
     Space sp = d.space;
     if (generic) {
       sp = generic_space(a);

@@ -155,6 +155,29 @@ TEST(FuncExec, GenericAddressingAndSpaces) {
   }
 }
 
+// [%r+off] with a 32-bit base register wraps modulo 2^32, as nvcc's code for
+// a public Needleman-Wunsch kernel needs (base - 64, then [a+68]).
+TEST(FuncExec, ThirtyTwoBitAddressArithmeticWraps) {
+  Rig r;
+  r.load(ptx(R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<6>; .reg .b64 %rd<3>;
+  .shared .align 4 .b8 buf[64];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, buf;
+  mov.u32 %r2, 1234;
+  st.shared.u32 [%r1+4], %r2;
+  sub.u32 %r3, %r1, 64;
+  ld.shared.u32 %r4, [%r3+68];
+  st.global.u32 [%rd1], %r4;
+  ret;
+})"));
+  uint64_t out = r.upload(std::vector<uint32_t>(1, 0));
+  r.run("k", {1, 1, 1}, {1, 1, 1}, {out});
+  EXPECT_EQ(r.download<uint32_t>(out, 1)[0], 1234u);
+}
+
 TEST(FuncExec, DynamicSharedMemory) {
   Rig r;
   r.load(ptx(R"(
