@@ -21,6 +21,8 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       tgt("tgt"),
       index_(index),
       fill_on_memcpy_(cfg.get(kL2FillOnMemcpy)),
+      sectored_(cfg.get(kL2Sectored)),
+      lazy_write_(cfg.get(kL2WriteAllocate) == "lazy"),
       map_(cfg),
       l2clk_(cfg.get(kL2Clock)),
       dclk_(cfg.get(kDramClock)),
@@ -256,7 +258,8 @@ bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
 // "lazy fetch on read"): a partial line holds only the written bytes until
 // a read fetches the rest.
 bool Partition::miss(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks) {
-  bool lazy = e.kind == Kind::write, whole = lazy && full_line(gp);
+  bool whole = e.kind == Kind::write && full_line(gp);
+  bool lazy = whole || (e.kind == Kind::write && lazy_write_);
   int v = l2_.victim(a);
   if (v < 0) return false;
   const L2Cache::Line& vl = l2_.line(v);
@@ -350,7 +353,7 @@ void Partition::l2_step() {
     uint64_t misses = ks ? ks->misses : 0;
     if (!stall_on_resp_ && lookup(*inq_.front().gp, c)) {
       unsigned sectors = ks ? e->sectors : 1;
-      tag_free_ = c + sectors;
+      tag_free_ = c + (sectored_ ? sectors : 1);
       if (ks) {
         ks->sectors += sectors;
         if (ks->misses != misses) ks->sector_misses += sectors;

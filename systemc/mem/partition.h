@@ -6,7 +6,8 @@
 //   a request is accepted into the input queue (END_REQ at once while there
 //   is room, else withheld until a slot frees: back pressure) and looked up
 //   in arrival order at the first L2 edge after it arrives; the tag pipeline
-//   takes one 32-B sector per cycle (MemExt::sectors: 4 for an L1 fill);
+//   takes one 32-B sector per cycle (MemExt::sectors: 4 for an L1 fill;
+//   l2.sectored false: one request per cycle);
 //   hit                 response ready hit_latency cycles later;
 //   miss                MSHR + victim reserved at lookup (a dirty victim is
 //                       written back), the DRAM read enters the DRAM queue
@@ -16,8 +17,9 @@
 //                       in arrival order, one per cycle;
 //   line being fetched  the request joins its MSHR (merge), up to l2.mshr_merge;
 //   write miss          allocates without fetching (GPGPU-Sim's lazy fetch on
-//                       read); a later read or atomic of a line that holds
-//                       only written bytes fetches the rest and merges.
+//                       read, l2.write_allocate); a later read or atomic of a
+//                       line that holds only written bytes fetches the rest
+//                       and merges.
 // Responses leaving the pipeline wait in a queue of l2.queue_depth for the
 // interconnect, one sent per cycle; the pipeline itself is not limited.
 // The lookup stalls (in order, nothing is dropped) while no MSHR, no
@@ -58,6 +60,15 @@ inline const config::Key<int64_t> kL2Mshrs{
     "L2 MSHRs per slice (GPGPU-Sim 4.0 SM2_GTX480 -gpgpu_cache:dl2 A:256:4; 3.x: A:32:4)", 1, 4096};
 inline const config::Key<int64_t> kL2MshrMerge{
     "l2.mshr_merge", 4, "requests", "requests one L2 MSHR holds (GPGPU-Sim GTX480 -gpgpu_cache:dl2 A:256:4)", 1, 1024};
+inline const config::Key<bool> kL2Sectored{
+    "l2.sectored", true, "",
+    "the tag pipeline takes one 32-B sector per cycle, a line fill 4 (GPGPU-Sim 4.0's sectored L2, "
+    "-gpgpu_cache:dl2 S:...); false: one lookup per request (GPGPU-Sim 3.x)"};
+inline const config::Key<std::string> kL2WriteAllocate{
+    "l2.write_allocate", "lazy", "",
+    "write miss: lazy = allocate without fetching, a later read fetches the rest (GPGPU-Sim 4.0 "
+    "SM2_GTX480 'L'); fetch = fetch the line first unless the write covers it (GPGPU-Sim 3.x GTX480 'W')",
+    std::vector<std::string>{"lazy", "fetch"}};
 inline const config::Key<bool> kL2FillOnMemcpy{
     "l2.fill_on_memcpy", true, "",
     "a host-to-device memcpy leaves its lines in the L2 (clean, the last ones copied win), as GPGPU-Sim "
@@ -161,7 +172,7 @@ class Partition : public sc_core::sc_module {
   void kick_l2();
 
   unsigned index_;
-  bool fill_on_memcpy_;
+  bool fill_on_memcpy_, sectored_, lazy_write_;
   Partition* owner_ = this;            // the slice that owns the channel's DRAM controller
   std::vector<Partition*> slices_;     // on the owner: the channel's slices, by dram tag
   uint32_t sub_ = 0;                   // this slice's number in its channel (the tag's high bits)

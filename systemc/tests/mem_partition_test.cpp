@@ -82,6 +82,30 @@ TEST(MemPartition, WriteAllocatesLazilyAndReadMergesFetchedLine) {
   EXPECT_EQ(gmem_line(r.g, b), full);
 }
 
+// GPGPU-Sim 3.x's policy (l2.write_allocate=fetch): a partial write miss
+// fetches the line and later writes merge into its MSHR; a full-line write
+// still allocates without fetching.
+TEST(MemPartition, FetchOnWriteMergesIntoTheFetch) {
+  Rig r({"l2.write_allocate=fetch"});
+  uint64_t a = pattern_alloc(r.g, 4096, 9);
+  uint64_t b = a + 1024;
+  auto mem = gmem_line(r.g, a);
+  uint8_t w1[4] = {1, 2, 3, 4}, w2[3] = {9, 8, 7};
+  r.ini.write(a, 4, w1, 4);
+  r.ini.write(a, 100, w2, 3);
+  Req& rd = r.ini.read(a);
+  std::vector<uint8_t> full(kLineBytes, 0x5a);
+  r.ini.write(b, 0, full.data(), kLineBytes);
+  sc_core::sc_start(sc_time(1000, SC_NS));
+  ASSERT_EQ(r.ini.finished, 4u);
+  std::memcpy(mem.data() + 4, w1, 4);
+  std::memcpy(mem.data() + 100, w2, 3);
+  EXPECT_EQ(std::vector<uint8_t>(rd.data, rd.data + kLineBytes), mem);
+  EXPECT_EQ(r.dram()["reads"], 1) << "one fetch for the partial writes, none for the full-line write";
+  EXPECT_EQ(r.l2()["per_kind"]["write"]["misses"], 3);
+  EXPECT_EQ(r.l2()["mshr_merges"], 2);
+}
+
 // A partial line written back (evicted or flushed) writes only its written
 // bytes: the bytes it never fetched keep their DRAM contents.
 TEST(MemPartition, PartialLineWritesBackOnlyWrittenBytes) {
