@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "app/args.h"
@@ -91,7 +92,7 @@ int cmd_run(Args& a) {
   runtime::Device dev(cfg);
   gpu::use_configured_engine(dev, cfg);
   std::ostringstream log;
-  wl::Context ctx{dev, size, seed, wl::ptx_text(name), wl::ptx_path(name), log};
+  wl::Context ctx{dev, size, seed, wl::ptx_text(name), wl::ptx_path(name), wl::ptxas_info(name), log};
   auto t0 = std::chrono::steady_clock::now();
   wl::Result r = w->run(ctx);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -100,7 +101,13 @@ int cmd_run(Args& a) {
   auto stats = run_stats(info, dev, cfg);
   if (!stats_file.empty()) write_json(stats_file, stats);
   if (!csv_file.empty()) append_csv(csv_file, stats, config_file);
-  if (!quiet) print_summary(std::cout, info, stats, log.str());
+  if (!quiet) {
+    print_summary(std::cout, info, stats, log.str());
+    std::set<std::string> notes;  // once per kernel
+    for (const auto& l : dev.launches())
+      if (std::string n = runtime::register_note(l); !n.empty() && notes.insert(n).second)
+        std::cerr << "relgpu: note: " << n << "\n";
+  }
   return r.pass ? 0 : 1;
 }
 

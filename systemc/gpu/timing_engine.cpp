@@ -67,7 +67,7 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
   ctx_ = func::launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
   sm::CtaShape shape;
   shape.threads = uint32_t(block.count());
-  shape.regs_per_thread = kernel.regs_per_thread;
+  shape.regs_per_thread = kernel.regs_used();
   shape.shared_bytes = kernel.shared_bytes + dyn_shmem;
 
   const uint64_t max_cycles = uint64_t(cfg_.get(kMaxCycles));

@@ -213,6 +213,7 @@ class Core final : public SmCore {
   std::vector<CtaSlot> ctas_;
   std::vector<uint8_t> row_free_;      // per row slot of rows_per_warp_ rows
   unsigned rows_per_warp_ = 1, free_row_slots_ = 0, free_warps_ = 0;
+  unsigned last_resident_ = 0;         // resident warps at the end of the last cycle
   uint32_t threads_used_ = 0;
   uint64_t shared_used_ = 0;
   unsigned live_ctas_ = 0, finished_ = 0;
@@ -259,6 +260,7 @@ class Core final : public SmCore {
   // stats (per launch)
   struct Stats {
     uint64_t cycles = 0, warp_insn = 0, thread_insn = 0, ctas = 0;
+    uint64_t resident_warp_cycles = 0;  // sum over busy cycles of resident warps (occupancy)
     uint64_t stall[kStallCount] = {};
     uint64_t issued_cls[size_t(IssueClass::count_)] = {};
     std::vector<uint64_t> rf_reads, rf_writes, rf_conflicts, rf_write_conflicts;

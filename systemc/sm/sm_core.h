@@ -47,7 +47,7 @@ class MemPort {
 
 struct CtaShape {
   uint32_t threads = 0;         // threads per CTA
-  uint32_t regs_per_thread = 0;
+  uint32_t regs_per_thread = 0; // Function::regs_used()
   uint64_t shared_bytes = 0;    // static + dynamic
 };
 
