@@ -89,6 +89,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   if (!idle()) throw std::logic_error("sm: begin_launch while a kernel is still running");
   ctx_ = ctx;
   ex_ = std::make_unique<func::Executor>(ctx_, regs_);
+  ex_->set_machine(machine_);
   ops_.clear();
   for (auto& w : warps_) w = WarpSlot{};
   regs_.set_kernel(ctx_.kernel);

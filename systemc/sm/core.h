@@ -138,6 +138,7 @@ class Core final : public SmCore {
   void on_response(std::unique_ptr<LineRequest> r) override;
   uint64_t next_active_cycle(uint64_t now) const override;
   void add_observer(ActivityObserver* o) override { observers_.push_back(o); }
+  void set_machine(const func::MachineRegs* m) override { machine_ = m; }
   config::json stats() const override;
 
   // Debug / test hook: every issued instruction as (cycle, warp slot, pc).
@@ -207,6 +208,7 @@ class Core final : public SmCore {
   L1D l1_;
   func::LaunchCtx ctx_;
   std::unique_ptr<func::Executor> ex_;
+  const func::MachineRegs* machine_ = nullptr;
   std::unordered_map<const func::Code*, std::vector<StaticOp>> ops_;
   std::vector<WarpSlot> warps_;
   std::vector<uint8_t> warp_free_;
