@@ -113,7 +113,30 @@ runtime::Device& Runtime::device() {
 
 uint64_t Runtime::global_mem_bytes() const { return uint64_t(cfg_.get(kGlobalMemBytes)); }
 
+// The program is done with the device (exit or cudaDeviceReset): the timed
+// L2 flush (Device::finish) extends the last launch, whose record is refreshed.
+void Runtime::finish_device() {
+  if (!dev_ || dev_->launches().empty()) return;
+  try {
+    dev_->finish();
+  } catch (const KernelError& e) {
+    say_once(std::string("kernel error: ") + e.what());
+    return;
+  }
+  const runtime::LaunchRecord& r = dev_->launches().back();
+  for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
+    if (it->contains("error")) continue;
+    uint64_t t = launch_time_ps(r);
+    sim_time_ps_ += t - (*it)["sim_time_ps"].get<uint64_t>();
+    if (r.detail.is_object() && r.detail.contains("gpu_sim_cycle")) (*it)["cycles"] = r.detail["gpu_sim_cycle"];
+    (*it)["sim_time_ps"] = t;
+    if (!r.detail.is_null()) (*it)["detail"] = r.detail;
+    break;
+  }
+}
+
 void Runtime::reset() {
+  finish_device();
   write_stats();
   dev_.reset();
   for (void* p : host_allocs_) std::free(p);
@@ -610,6 +633,7 @@ void Runtime::write_stats() {
 void Runtime::finish() {
   if (finished_) return;
   finished_ = true;
+  finish_device();
   write_stats();
   if (opt_.quiet || init_error_code_) return;
   uint64_t insn = 0, cycles = 0;

@@ -112,6 +112,7 @@ class Runtime {
   // ---- stats
   void write_stats();  // to RELGPU_STATS if set; all launches since the start
   void finish();       // at exit: stats and the summary line, once
+  void finish_device();  // Device::finish, and the last launch's record refreshed
 
  private:
   struct Module;

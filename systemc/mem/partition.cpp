@@ -275,8 +275,11 @@ void Partition::l2_step() {
     free_mshr_.push_back(m);
   }
   if (!gate_q_.empty()) los_gate_pending(c);
-  // One tag lookup per cycle, in arrival order.
+  // One tag lookup per cycle, in arrival order; the flush uses the cycles
+  // without one.
+  bool looked_up = false;
   if (!inq_.empty() && inq_.front().ready <= c) {
+    looked_up = true;
     stall_on_resp_ = resp_.size() >= qdepth_;
     if (!stall_on_resp_ && lookup(*inq_.front().gp, c)) {
       inq_.pop_front();
@@ -292,6 +295,8 @@ void Partition::l2_step() {
       stall_since_ = c;
     }
   }
+  bool flush_waits = false;  // for DRAM room: dram_step kicks us
+  if (!looked_up && !flush_q_.empty()) flush_waits = !flush_step(c);
   // One response per cycle towards the interconnect.
   if (!resp_blocked_ && !resp_.empty() && resp_.front().ready <= c) {
     std::pop_heap(resp_.begin(), resp_.end(), std::greater<Resp>());
@@ -314,8 +319,9 @@ void Partition::l2_step() {
   if (!fills_.empty()) next = std::min(next, fills_.front().due);
   if (!inq_.empty() && (!stalled_ || (stall_on_resp_ && resp_.size() < qdepth_))) next = std::min(next, inq_.front().ready);
   if (!resp_blocked_ && !resp_.empty()) next = std::min(next, resp_.front().ready);
-  if (!gate_q_.empty()) next = c + 1;
+  if (!gate_q_.empty() || (!flush_q_.empty() && !flush_waits)) next = c + 1;
   if (next != UINT64_MAX) l2clk_.notify_at(l2_ev_, std::max(next, c + 1));
+  if (flushing_) flush_check();
 }
 
 void Partition::dram_step() {
@@ -328,8 +334,40 @@ void Partition::dram_step() {
     l2clk_.notify_at(l2_ev_, due);
   }
   done_.clear();
-  if (stalled_ && dram_.queued(false) + dram_.queued(true) < before) kick_l2();
+  if ((stalled_ || !flush_q_.empty()) && dram_.queued(false) + dram_.queued(true) < before) kick_l2();
   if (next != UINT64_MAX) dclk_.notify_at(dram_ev_, next);
+  if (flushing_) flush_check();
+}
+
+void Partition::start_flush() {
+  flush_q_.clear();
+  for (unsigned i = l2_.sets() * l2_.ways(); i-- > 0;) {  // taken from the back: in line order
+    const L2Cache::Line& l = l2_.line(int(i));
+    if (l.st == L2Cache::State::valid && l.dirty) flush_q_.push_back(int(i));
+  }
+  flushing_ = true;
+  kick_l2();  // also ends a flush with nothing to do (flush_check)
+}
+
+bool Partition::flush_step(uint64_t c) {
+  if (!dram_room(true)) return false;
+  int i = flush_q_.back();
+  flush_q_.pop_back();
+  uint64_t a = l2_.line(i).addr;
+  if (!l2_.clean(i)) return true;  // written or evicted since the flush began
+  ++flush_wb_;
+  energy_.count(power::L2Energy::data_read);
+  to_dram_.push_back({c + 1, map_.local(a), 0, true});
+  ++to_dram_writes_;
+  return true;
+}
+
+void Partition::flush_check() {
+  if (!flush_q_.empty() || !idle()) return;
+  flushing_ = false;
+  uint64_t now = sc_core::sc_time_stamp().value();
+  flush_end_ps_ = std::max(now, dclk_.time_of(dram_.bus_free()));
+  flush_done_.notify(sc_core::SC_ZERO_TIME);
 }
 
 bool Partition::idle() const {
@@ -339,7 +377,7 @@ bool Partition::idle() const {
 
 void Partition::reset_stats() {
   for (KindStats& k : ks_) k = {};
-  writebacks_ = stall_cycles_ = 0;
+  writebacks_ = flush_wb_ = stall_cycles_ = 0;
   stall_since_ = l2clk_.now();
   dram_.stats = {};
   stats_t0_ = sc_core::sc_time_stamp().value();
@@ -360,7 +398,8 @@ config::json Partition::stats() const {
     tot.accesses += s.accesses, tot.hits += s.hits, tot.misses += s.misses, tot.mshr_merges += s.mshr_merges;
   }
   l2 = {{"accesses", tot.accesses}, {"hits", tot.hits}, {"misses", tot.misses}, {"mshr_merges", tot.mshr_merges},
-        {"writebacks", writebacks_}, {"stall_cycles", stall_cycles_}, {"per_kind", kinds}};
+        {"writebacks", writebacks_}, {"flush_writebacks", flush_wb_}, {"stall_cycles", stall_cycles_},
+        {"per_kind", kinds}};
   const DramCtrl::Stats& d = dram_.stats;
   uint64_t cycles = (sc_core::sc_time_stamp().value() - stats_t0_) / dclk_.period();
   config::json dram = {{"reads", d.reads}, {"writes", d.writes}, {"row_hits", d.row_hits},

@@ -167,6 +167,10 @@ void Device::launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_sh
   launches_.push_back(std::move(rec));
 }
 
+void Device::finish() {
+  if (!launches_.empty()) engine_->finish(launches_.back());
+}
+
 nlohmann::ordered_json register_stats(const LaunchRecord& r) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j["regs_per_thread"] = r.regs_per_thread;

@@ -69,8 +69,12 @@ class Engine {
   // The host wrote device memory directly (memcpy/memset): an engine that
   // caches data (the timing model's L2) drops its copies of [addr, addr+n).
   virtual void host_wrote(uint64_t addr, uint64_t n) {}
-  // The host is about to read device memory: write back what is cached dirty.
+  // The host is about to read device memory: make what is cached dirty visible.
   virtual void host_reads(uint64_t addr, uint64_t n) {}
+  // The program is done with the device (Device::finish): an engine that
+  // caches data writes it back; the timing model counts that in `last`, the
+  // record of the last launch.
+  virtual void finish(LaunchRecord& last) {}
 };
 
 class Device {
@@ -100,6 +104,11 @@ class Device {
   // args[i] points at the value of kernel parameter i (cudaLaunchKernel form).
   void launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_shmem, void* const* args);
   void synchronize() {}
+  // The program is done with the device: before its stats are read, the
+  // engine writes back what it caches (Engine::finish; with the timing
+  // model's default l2.flush=end, the timed L2 flush, counted in the last
+  // launch's record). Running it again adds nothing.
+  void finish();
 
   const std::vector<LaunchRecord>& launches() const { return launches_; }
   func::GlobalMemory& memory() { return *mem_; }
