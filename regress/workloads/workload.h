@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ptx/ptxas.h"
 #include "runtime/device.h"
 
 namespace relgpu::wl {
@@ -22,6 +23,7 @@ struct Context {
   uint64_t seed;
   const std::string& ptx;       // the workload's PTX text
   const std::string& ptx_file;  // its path, for messages
+  const ptx::PtxasInfo& ptxas;  // registers per kernel from its checked-in .ptxinfo
   std::ostream& log;
 };
 
@@ -41,6 +43,8 @@ const Workload* find(const std::string& name);
 // PTX text and path of a workload (embedded at build time).
 const std::string& ptx_text(const std::string& name);
 const std::string& ptx_path(const std::string& name);
+// ptxas's registers per kernel of a workload (<name>.ptxinfo, embedded).
+const ptx::PtxasInfo& ptxas_info(const std::string& name);
 
 struct Registrar {
   Registrar(const char* name, const char* desc, Result (*fn)(Context&));

@@ -9,6 +9,7 @@
 #include "ptx/analysis.h"
 #include "ptx/info.h"
 #include "ptx/parser.h"
+#include "ptx/ptxas.h"
 #include "ptx/validate.h"
 #include "func/exec.h"
 #include "workload.h"
@@ -31,21 +32,56 @@ int cmd_list(Args& a) {
   return 0;
 }
 
+// Markdown table of ptxas's and our allocator's registers per thread for
+// every kernel of every shipped workload (docs/registers.md holds its output).
+static void register_table(std::ostream& o) {
+  std::string version;
+  o << "| workload | kernel | ptxas | relgpu allocator | used |\n|---|---|---:|---:|---:|\n";
+  for (const wl::Workload& w : wl::all()) {
+    auto mod = ptx::parse(wl::ptx_text(w.name), wl::ptx_path(w.name));
+    ptx::analyse(*mod);
+    const ptx::PtxasInfo& info = wl::ptxas_info(w.name);
+    ptx::apply(*mod, info);
+    version = info.version + ", " + info.arch;
+    for (auto& f : mod->functions) {
+      if (!f->is_entry) continue;
+      o << "| " << w.name << " | `" << f->name << "` | " << (f->regs_ptxas ? std::to_string(f->regs_ptxas) : "?")
+        << " | " << f->regs_allocator << " | " << f->regs_used()
+        << (f->regs_allocator > f->regs_ptxas ? " (allocator)" : "") << " |\n";
+    }
+  }
+  o << "\nptxas: " << version << " (from the workloads' `.ptxinfo` files).\n";
+}
+
 int cmd_ptx_info(Args& a) {
-  std::string file;
+  std::string file, ptxas_setting = "auto";
+  bool table = false;
   while (!a.done()) {
-    std::string arg = a.next();
-    if (arg == "-h" || arg == "--help") {
-      std::cout << "usage: relgpu ptx-info FILE.ptx\n\n"
+    std::string opt = a.next_opt();
+    if (opt == "-h" || opt == "--help") {
+      std::cout << "usage: relgpu ptx-info [--ptxas auto|off|PATH] FILE.ptx\n"
+                   "       relgpu ptx-info --table\n\n"
                    "Parses and analyses a PTX file (as nvcc -ptx emits it) and prints, per kernel and function:\n"
-                   "parameters, registers per thread, shared/local bytes, basic blocks with successors,\n"
-                   "the reconvergence point (immediate post-dominator) of each branch, and per instruction\n"
-                   "the two GR-Guard dead bits (first two source registers dead after the instruction).\n";
+                   "parameters, registers per thread (relgpu's allocator, ptxas's and the count the SM allocates),\n"
+                   "shared/local bytes, basic blocks with successors, the reconvergence point (immediate\n"
+                   "post-dominator) of each branch, and per instruction the two GR-Guard dead bits (first two\n"
+                   "source registers dead after the instruction).\n\n"
+                   "  --ptxas auto|off|PATH  ptxas for the registers (default auto: PATH, $CUDA_HOME/bin,\n"
+                   "                         /usr/local/cuda/bin; results cached in ~/.cache/relgpu/ptxas)\n"
+                   "  --table                a markdown table of ptxas's and the allocator's registers per\n"
+                   "                         thread for every kernel of every shipped workload (docs/registers.md)\n";
       return 0;
     }
-    if (arg.rfind("-", 0) == 0) a.unknown(arg);
-    if (!file.empty()) throw InputError("ptx-info: one file at a time (got '" + file + "' and '" + arg + "')");
-    file = arg;
+    if (opt == "--ptxas") ptxas_setting = a.optval(opt);
+    else if (opt == "--table") table = true;
+    else if (opt.rfind("-", 0) == 0) a.unknown(opt);
+    else if (!file.empty()) throw InputError("ptx-info: one file at a time (got '" + file + "' and '" + opt + "')");
+    else file = opt;
+  }
+  if (table) {
+    if (!file.empty()) throw InputError("ptx-info: --table takes no FILE (it covers the shipped workloads)");
+    register_table(std::cout);
+    return 0;
   }
   if (file.empty()) throw InputError("ptx-info: missing FILE.ptx (see `relgpu ptx-info --help`)");
   std::ifstream f(file);
@@ -54,6 +90,12 @@ int cmd_ptx_info(Args& a) {
   ss << f.rdbuf();
   auto mod = ptx::parse(ss.str(), file);
   ptx::analyse(*mod);
+  std::string why;
+  std::string ptxas = ptx::find_ptxas(ptxas_setting, why);
+  std::optional<ptx::PtxasInfo> info;
+  if (!ptxas.empty()) info = ptx::run_ptxas(ptxas, ss.str(), ptx::default_cache_dir(), why);
+  if (info) ptx::apply(*mod, *info);
+  std::cout << (info ? "ptxas: " + info->version + ", " + info->arch : "ptxas: not used (" + why + ")") << "\n";
   std::cout << ptx::info(*mod);
   // Inspection still works for kernels relgpu cannot run; say so, as a load would.
   try {

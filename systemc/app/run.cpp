@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "app/args.h"
@@ -91,16 +92,23 @@ int cmd_run(Args& a) {
   runtime::Device dev(cfg);
   gpu::use_configured_engine(dev, cfg);
   std::ostringstream log;
-  wl::Context ctx{dev, size, seed, wl::ptx_text(name), wl::ptx_path(name), log};
+  wl::Context ctx{dev, size, seed, wl::ptx_text(name), wl::ptx_path(name), wl::ptxas_info(name), log};
   auto t0 = std::chrono::steady_clock::now();
   wl::Result r = w->run(ctx);
+  dev.finish();  // the timed L2 flush (l2.flush=end) belongs to the run
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   RunInfo info{name, size_text, cfg.get(gpu::kMode), seed, wall, r.pass, r.message};
   auto stats = run_stats(info, dev, cfg);
   if (!stats_file.empty()) write_json(stats_file, stats);
   if (!csv_file.empty()) append_csv(csv_file, stats, config_file);
-  if (!quiet) print_summary(std::cout, info, stats, log.str());
+  if (!quiet) {
+    print_summary(std::cout, info, stats, log.str());
+    std::set<std::string> notes;  // once per kernel
+    for (const auto& l : dev.launches())
+      if (std::string n = runtime::register_note(l); !n.empty() && notes.insert(n).second)
+        std::cerr << "relgpu: note: " << n << "\n";
+  }
   return r.pass ? 0 : 1;
 }
 

@@ -26,6 +26,8 @@ json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Confi
     j["grid"] = {l.grid.x, l.grid.y, l.grid.z};
     j["block"] = {l.block.x, l.block.y, l.block.z};
     j["dyn_shmem"] = l.dyn_shmem;
+    config::json regs = runtime::register_stats(l);
+    for (auto it = regs.begin(); it != regs.end(); ++it) j[it.key()] = *it;
     j["gpu_sim_insn"] = l.thread_insn;
     j["gpu_warp_insn"] = l.warp_insn;
     if (!l.detail.is_null()) j["detail"] = l.detail;

@@ -3,6 +3,7 @@
 // (and `relgpu config --explain` lists them) before it starts the program.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "common/config.h"
 
@@ -13,5 +14,13 @@ inline const config::Key<int64_t> kGlobalMemBytes{
     "device memory the CUDA runtime reports (cudaDeviceProp.totalGlobalMem, cudaMemGetInfo) and lets "
     "cudaMalloc allocate, module variables included (GTX480: 1.5 GiB)",
     1 << 20, 1099511627776.0};
+
+// Read by Runtime::load (runtime.cpp) through ptx::find_ptxas.
+inline const config::Key<std::string> kPtxas{
+    "cudart.ptxas", "auto", "",
+    "ptxas that gives each kernel's registers per thread (ptxas -v -arch=sm_75 on the program's PTX, cached per "
+    "PTX in ~/.cache/relgpu/ptxas), as GPGPU-Sim takes them from its ptxinfo file: 'auto' looks in PATH, "
+    "$CUDA_HOME/bin and /usr/local/cuda/bin; 'off' or a ptxas that is not found or fails: relgpu's own "
+    "allocator's count, with a warning naming the kernel; else the path of ptxas"};
 
 }  // namespace relgpu::cudart

@@ -113,7 +113,30 @@ runtime::Device& Runtime::device() {
 
 uint64_t Runtime::global_mem_bytes() const { return uint64_t(cfg_.get(kGlobalMemBytes)); }
 
+// The program is done with the device (exit or cudaDeviceReset): the timed
+// L2 flush (Device::finish) extends the last launch, whose record is refreshed.
+void Runtime::finish_device() {
+  if (!dev_ || dev_->launches().empty()) return;
+  try {
+    dev_->finish();
+  } catch (const KernelError& e) {
+    say_once(std::string("kernel error: ") + e.what());
+    return;
+  }
+  const runtime::LaunchRecord& r = dev_->launches().back();
+  for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
+    if (it->contains("error")) continue;
+    uint64_t t = launch_time_ps(r);
+    sim_time_ps_ += t - (*it)["sim_time_ps"].get<uint64_t>();
+    if (r.detail.is_object() && r.detail.contains("gpu_sim_cycle")) (*it)["cycles"] = r.detail["gpu_sim_cycle"];
+    (*it)["sim_time_ps"] = t;
+    if (!r.detail.is_null()) (*it)["detail"] = r.detail;
+    break;
+  }
+}
+
 void Runtime::reset() {
+  finish_device();
   write_stats();
   dev_.reset();
   for (void* p : host_allocs_) std::free(p);
@@ -190,8 +213,13 @@ const ptx::Module& Runtime::load(Module& m) {
   if (!m.error.empty()) throw CudaError(m.error_code, "");
   runtime::Device& d = device();
   if (m.loaded && m.generation == generation_) return *m.loaded;
+  if (!m.ptxas_ran) {
+    m.ptxas_ran = true;
+    std::string ptxas = ptx::find_ptxas(cfg_.get(kPtxas), m.ptxas_why);
+    if (!ptxas.empty()) m.ptxas = ptx::run_ptxas(ptxas, m.ptx, ptx::default_cache_dir(), m.ptxas_why);
+  }
   try {
-    m.loaded = &d.load_module(m.ptx, m.label);
+    m.loaded = &d.load_module(m.ptx, m.label, m.ptxas ? &*m.ptxas : nullptr);
     m.generation = generation_;
   } catch (const InputError& e) {
     m.error = std::string("cannot load the program's PTX: ") + e.what() +
@@ -443,6 +471,10 @@ void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, si
   const runtime::LaunchRecord& r = d.launches().back();
   uint64_t t = launch_time_ps(r);
   sim_time_ps_ += t;
+  json regs = runtime::register_stats(r);
+  for (auto it = regs.begin(); it != regs.end(); ++it) rec[it.key()] = *it;
+  if (std::string note = runtime::register_note(r); !note.empty())
+    say_once("warning: " + note + (r.regs_ptxas || f.module->ptxas_why.empty() ? "" : " (" + f.module->ptxas_why + ")"));
   rec["gpu_sim_insn"] = r.thread_insn;
   rec["gpu_warp_insn"] = r.warp_insn;
   if (r.detail.is_object() && r.detail.contains("gpu_sim_cycle")) rec["cycles"] = r.detail["gpu_sim_cycle"];
@@ -469,7 +501,7 @@ void Runtime::func_attributes(const void* host_fn, cudaFuncAttributes& a) {
     mx = std::min<uint64_t>(mx, uint64_t(k.maxntid[0]) * (k.maxntid[1] ? k.maxntid[1] : 1) *
                                     (k.maxntid[2] ? k.maxntid[2] : 1));
   a.maxThreadsPerBlock = int(mx);
-  a.numRegs = int(k.regs_per_thread);
+  a.numRegs = int(k.regs_used());
   a.ptxVersion = 75;
   a.binaryVersion = 75;
   uint64_t shmax = uint64_t(cfg_.get(runtime::kSharedBytesPerBlock));
@@ -499,7 +531,7 @@ int Runtime::occupancy(const void* host_fn, int block_size, size_t dyn_shmem) {
   int64_t sh = int64_t(k.shared_bytes + dyn_shmem);
   int64_t by_shared = sh ? get_i(cfg_, sm::kSharedBytes) / sh : by_ctas;
   int64_t regs_sm = get_i(cfg_, sm::kRfBanks) * get_i(cfg_, sm::kRfEntries) * get_i(cfg_, sm::kRfEntryBits) / 32;
-  int64_t regs = int64_t(std::max<uint32_t>(k.regs_per_thread, 1)) * warps * 32;
+  int64_t regs = int64_t(std::max<uint32_t>(k.regs_used(), 1)) * warps * 32;
   int64_t by_regs = regs_sm / regs;
   return int(std::max<int64_t>(0, std::min({by_threads, by_ctas, by_shared, by_regs})));
 }
@@ -601,6 +633,7 @@ void Runtime::write_stats() {
 void Runtime::finish() {
   if (finished_) return;
   finished_ = true;
+  finish_device();
   write_stats();
   if (opt_.quiet || init_error_code_) return;
   uint64_t insn = 0, cycles = 0;

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -111,6 +112,7 @@ class Runtime {
   // ---- stats
   void write_stats();  // to RELGPU_STATS if set; all launches since the start
   void finish();       // at exit: stats and the summary line, once
+  void finish_device();  // Device::finish, and the last launch's record refreshed
 
  private:
   struct Module;
@@ -132,6 +134,9 @@ class Runtime {
     int error_code = 0;
     const ptx::Module* loaded = nullptr;
     uint64_t generation = 0;  // device generation `loaded` belongs to
+    bool ptxas_ran = false;   // ptxas's registers per kernel (cudart.ptxas), found once
+    std::optional<ptx::PtxasInfo> ptxas;
+    std::string ptxas_why;    // why there is none
     bool live = true;
   };
   struct Event {

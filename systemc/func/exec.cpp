@@ -134,12 +134,13 @@ void Executor::sreg_value(const Cta& cta, const Warp& w, const DOp& op, uint64_t
     // Functional mode models one SM holding the CTA; %nwarpid is Turing's
     // 32 warp slots per SM.
     case Sreg::nwarpid: fill(32); return;
-    case Sreg::smid: fill(0); return;
-    case Sreg::nsmid: fill(1); return;
+    // The machine's values (timing mode), else the stand-ins of MachineRegs (exec.h).
+    case Sreg::smid: fill(machine_ ? machine_->smid() : 0); return;
+    case Sreg::nsmid: fill(machine_ ? machine_->nsmid() : 1); return;
     case Sreg::gridid: fill(ctx_.gridid); return;
-    // Clocks count warp instructions issued in this launch (one per cycle).
-    case Sreg::clock: fill(issued_ & 0xffffffffu); return;
-    case Sreg::clock64: case Sreg::globaltimer: fill(issued_); return;
+    case Sreg::clock: fill((machine_ ? machine_->clock64() : issued_) & 0xffffffffu); return;
+    case Sreg::clock64: fill(machine_ ? machine_->clock64() : issued_); return;
+    case Sreg::globaltimer: fill(machine_ ? machine_->globaltimer_ns() : issued_); return;
     case Sreg::lanemask_eq:
       for (unsigned l = 0; l < kWarpSize; ++l) out[l] = 1u << l;
       return;

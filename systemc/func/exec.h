@@ -60,6 +60,20 @@ struct LaunchCtx {
   uint64_t max_warp_insn = UINT64_MAX;            // runaway guard, per launch
 };
 
+// What %smid, %nsmid, %clock, %clock64 and %globaltimer read. The timing
+// model's SMs supply their own (gpu/sm_module.h); without one (functional
+// mode) the executor's deterministic stand-ins apply: %smid 0, %nsmid 1, and
+// the clocks and %globaltimer count the warp instructions issued in the
+// launch so far (one per cycle, one cycle per ns).
+class MachineRegs {
+ public:
+  virtual ~MachineRegs() = default;
+  virtual uint32_t smid() const = 0;
+  virtual uint32_t nsmid() const = 0;
+  virtual uint64_t clock64() const = 0;         // this SM's cycle counter
+  virtual uint64_t globaltimer_ns() const = 0;  // simulated time
+};
+
 // Kind of execution, resolved once per instruction at decode.
 enum class XK : uint8_t {
   alu, mov, pack, unpack, ld, st, atom, red, bra, call, ret, exit, trap, brkpt, bar, nop,
@@ -213,6 +227,8 @@ class Executor {
   void atom_results(InFlight& f, const std::vector<mem::AtomLane>& lanes) const;
 
   const LaunchCtx& ctx() const { return ctx_; }
+  // The machine behind the special registers (nullptr: functional stand-ins).
+  void set_machine(const MachineRegs* m) { machine_ = m; }
   const Code& code(const ptx::Function* fn);   // decoded (cached per launch)
   uint64_t issued() const { return issued_; }
 
@@ -247,6 +263,7 @@ class Executor {
   FlatRegs* flat_ = nullptr;
   std::map<const ptx::Function*, std::unique_ptr<Code>> codes_;
   const Code* kcode_ = nullptr;
+  const MachineRegs* machine_ = nullptr;
   uint64_t issued_ = 0;
 };
 

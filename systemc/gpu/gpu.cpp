@@ -13,7 +13,9 @@ namespace relgpu::gpu {
 using config::json;
 
 Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMemory& gmem)
-    : sc_module(name), ref_clock_(clock_from_mhz(cfg.get(kSmClockMhz))) {
+    : sc_module(name),
+      ref_clock_(clock_from_mhz(cfg.get(kSmClockMhz))),
+      flush_each_kernel_(cfg.get(kL2Flush) == "kernel") {
   // Clock edges are computed in ps (gpu/keys.h).
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     throw InputError("timing model: the SystemC time resolution must be 1 ps");
@@ -35,6 +37,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMe
   gmem_ = &gmem;
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(launcher);
+  SC_THREAD(flusher);
 }
 
 Gpu::~Gpu() = default;
@@ -62,7 +65,7 @@ void Gpu::launcher() {
     // elaboration, before this thread first runs.
     while (!start_pending_) wait(start_ev_);
     start_pending_ = false;
-    start_ps_ = end_ps_ = sc_core::sc_time_stamp().value();
+    start_ps_ = end_ps_ = kernel_end_ps_ = sc_core::sc_time_stamp().value();
     running_ = true;
     dispatch();
     if (!sched_.dispatched()) {
@@ -91,9 +94,43 @@ void Gpu::sm_idle(unsigned) {
   for (auto* c : cores_)
     if (!c->idle()) return;
   running_ = false;
+  kernel_end_ps_ = sc_core::sc_time_stamp().value();
+  if (flush_each_kernel_) {
+    flush_pending_ = true;
+    flush_ev_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  end_launch();
+}
+
+void Gpu::end_launch() {
   finished_ = true;
   end_ps_ = sc_core::sc_time_stamp().value();
   sc_core::sc_pause();
+}
+
+void Gpu::begin_flush() {
+  finished_ = false;
+  flush_pending_ = true;
+  flush_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// The flush ends the launch when the last partition's last write-back has
+// left the DRAM bus.
+void Gpu::flusher() {
+  for (;;) {
+    while (!flush_pending_) wait(flush_ev_);
+    flush_pending_ = false;
+    for (auto& p : parts_) p->start_flush();
+    uint64_t end = 0;
+    for (auto& p : parts_) {
+      while (p->flushing()) wait(p->flush_done());
+      end = std::max(end, p->flush_end_ps());
+    }
+    uint64_t now = sc_core::sc_time_stamp().value();
+    if (end > now) wait(sc_core::sc_time::from_value(end - now));
+    end_launch();
+  }
 }
 
 void Gpu::sm_failed(unsigned, std::exception_ptr e) {
@@ -167,6 +204,9 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
     if (j.contains("loscache")) add_json(los_l2, j["loscache"]);
     parts.push_back(std::move(j));
   }
+  // The L2 flush that ended this launch (l2.flush), if any.
+  d["l2_flush"] = {{"lines", l2["flush_writebacks"]},
+                   {"cycles", ref_clock_.cycle_at_or_after(end_ps_) - ref_clock_.cycle_at_or_after(kernel_end_ps_)}};
   d["l2"] = std::move(l2);
   d["dram"] = std::move(dram);
   d["l2_energy"] = std::move(l2e);  // power/l2_energy.h
@@ -177,8 +217,8 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   return d;
 }
 
-void Gpu::flush(uint64_t addr, uint64_t n) {
-  for (auto& p : parts_) p->flush(addr, n);
+void Gpu::host_read(uint64_t addr, uint64_t n) {
+  for (auto& p : parts_) p->copy_out(addr, n);
 }
 
 void Gpu::invalidate(uint64_t addr, uint64_t n) {
@@ -192,13 +232,13 @@ void Gpu::host_wrote(uint64_t addr, uint64_t n, bool copy) {
   }
 }
 
-void Gpu::flush_all() {
-  for (auto& p : parts_) p->flush();
-}
-
 void Gpu::invalidate_all() {
-  // Lines are clean after every launch (flush_all), so dropping them loses nothing.
-  for (auto& p : parts_) p->invalidate(0, UINT64_MAX);
+  // Dirty lines (l2.flush=end, no final flush) still hold the kernels' last
+  // writes: into memory first, untimed, so nothing is lost.
+  for (auto& p : parts_) {
+    p->flush();
+    p->invalidate(0, UINT64_MAX);
+  }
 }
 
 void Gpu::set_memory(func::GlobalMemory& gmem) {

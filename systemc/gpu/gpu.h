@@ -4,8 +4,12 @@
 // TimingEngine drives one launch at a time:
 //   begin(...)            (simulation paused) set up the launch
 //   sc_start(...)         the launcher thread dispatches CTAs; the SMs run;
-//                         the last SM to go idle ends the kernel (sc_pause)
+//                         the last SM to go idle ends the kernel (sc_pause),
+//                         after a timed L2 flush with l2.flush=kernel
 //   finished()/error()    outcome; kernel_stats() the per-kernel stats
+//   begin_flush()         (l2.flush=end, after the last launch) the timed L2
+//   sc_start(...)         flush, which extends that launch: kernel_stats()
+//                         then covers it
 #pragma once
 #include <exception>
 #include <memory>
@@ -42,13 +46,20 @@ class Gpu final : public sc_core::sc_module, public SmHost {
   // Where the SMs stand, for deadlock and runaway messages.
   std::string describe() const;
 
+  // Timed flush of every dirty L2 line (Partition::start_flush); the
+  // simulation then runs until it is done (finished()), extending the last
+  // launch. Call while paused after a finished launch.
+  void begin_flush();
+
   // Memory side, for the engine's host hooks (functional: no simulated time).
-  void flush(uint64_t addr, uint64_t n);
+  // host_read copies dirty lines of the range to memory, keeping them dirty;
+  // invalidate drops the lines of a range the host wrote; invalidate_all
+  // writes every dirty line back (untimed) and drops every line.
+  void host_read(uint64_t addr, uint64_t n);
   void invalidate(uint64_t addr, uint64_t n);
   // The host wrote [addr, addr+n) (copy: a host-to-device memcpy): the L2
   // slices drop their copies, or install the lines with l2.fill_on_memcpy.
   void host_wrote(uint64_t addr, uint64_t n, bool copy);
-  void flush_all();
   void invalidate_all();
   // Points the memory side at another device's memory (a new Device in this process).
   void set_memory(func::GlobalMemory& gmem);
@@ -65,6 +76,8 @@ class Gpu final : public sc_core::sc_module, public SmHost {
  private:
   void launcher();
   void dispatch();
+  void flusher();
+  void end_launch();  // finished, sc_pause
 
   Clock ref_clock_;
   std::vector<std::unique_ptr<SmModule>> sms_;
@@ -72,10 +85,12 @@ class Gpu final : public sc_core::sc_module, public SmHost {
   std::unique_ptr<mem::Interconnect> icnt_;
   std::vector<std::unique_ptr<mem::Partition>> parts_;
   CtaScheduler sched_;
-  sc_core::sc_event start_ev_;
+  sc_core::sc_event start_ev_, flush_ev_;
   bool start_pending_ = false, running_ = false, finished_ = false;
+  bool flush_each_kernel_ = false, flush_pending_ = false;  // l2.flush
   std::exception_ptr error_;
   uint64_t start_ps_ = 0, end_ps_ = 0;
+  uint64_t kernel_end_ps_ = 0;  // the last SM went idle (end_ps_ is later by a flush)
   func::GlobalMemory* gmem_ = nullptr;
   std::vector<unsigned> served_;  // scratch for dispatch
 };

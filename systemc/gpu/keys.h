@@ -1,4 +1,5 @@
-// GPU-level configuration keys: SM count, SM clocks and the runaway guard.
+// GPU-level configuration keys: SM count, SM clocks, the runaway guard and
+// when the L2 is flushed.
 // The SM and memory keys live beside their components (sm/, mem/).
 #pragma once
 #include <cstdint>
@@ -20,6 +21,16 @@ inline const config::Key<std::string> kSmClockList{
 inline const config::Key<int64_t> kMaxCycles{
     "gpu.max_cycles", 2'000'000'000, "cycles",
     "runaway guard: a launch stops with an error past this many gpu.sm_clock_mhz cycles", 1, 9.2e15};
+// Read by Gpu (gpu.cpp) and TimingEngine::finish.
+inline const config::Key<std::string> kL2Flush{
+    "l2.flush", "end", "",
+    "when the L2's dirty lines are flushed to DRAM; the flush is timed (each line written back through its "
+    "DRAM controller, in l2.flush_writebacks and the dram stats) and counted in the cycles of the launch it "
+    "ends, whose l2_flush section gives its lines and cycles. 'end': once, after the last kernel (when the "
+    "program is done with the device), the L2 keeping its dirty lines from kernel to kernel, written back "
+    "when evicted; as GPGPU-Sim, whose -gpgpu_flush_l2_cache defaults to 0 (and whose flush is untimed), "
+    "every kernel but the last is timed without a flush. 'kernel': after every kernel",
+    {"end", "kernel"}};
 
 // One clock in integer kHz, so that edge times in ps are exact: cycle k
 // starts at floor(k * 1e9 / khz) ps from time 0 (no drift over long runs).

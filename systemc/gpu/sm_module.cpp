@@ -14,11 +14,13 @@ SmModule::SmModule(sc_core::sc_module_name name, unsigned id, Clock clock, const
     : sc_module(name),
       socket("socket"),
       id_(id),
+      nsms_(unsigned(cfg.get(kNumSms))),
       clock_(clock),
       host_(host),
       core_(sm::make_sm(id, cfg, *this)),
       peq_(this, &SmModule::on_peq) {
   socket.bind(*this);
+  core_->set_machine(this);
   SC_HAS_PROCESS(SmModule);
   SC_THREAD(run);
 }
@@ -38,6 +40,7 @@ void SmModule::run() {
     wait_for_cycle(now);
     for (;;) {
       try {
+        cycle_ = now;
         core_->cycle(now);
       } catch (...) {
         // A kernel error (out-of-bounds access, runaway, ...) stops this SM

@@ -28,7 +28,14 @@ class SmHost {
   virtual void sm_failed(unsigned sm, std::exception_ptr e) = 0;
 };
 
-class SmModule final : public sc_core::sc_module, public sm::MemPort, public tlm::tlm_bw_transport_if<> {
+// Also the machine behind the special registers of its warps: %smid is the
+// SM's index, %nsmid gpu.num_sms, %clock/%clock64 the SM's own cycle counter
+// (edges of its clock since the simulation began, so it keeps counting across
+// launches), %globaltimer the simulated time in ns at that edge.
+class SmModule final : public sc_core::sc_module,
+                       public sm::MemPort,
+                       public tlm::tlm_bw_transport_if<>,
+                       public func::MachineRegs {
  public:
   tlm::tlm_initiator_socket<> socket;
 
@@ -55,6 +62,11 @@ class SmModule final : public sc_core::sc_module, public sm::MemPort, public tlm
   // tlm_bw_transport_if
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& d) override;
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+  // func::MachineRegs
+  uint32_t smid() const override { return id_; }
+  uint32_t nsmid() const override { return nsms_; }
+  uint64_t clock64() const override { return cycle_; }
+  uint64_t globaltimer_ns() const override { return clock_.edge_ps(cycle_) / 1000; }
 
  private:
   void run();
@@ -64,8 +76,9 @@ class SmModule final : public sc_core::sc_module, public sm::MemPort, public tlm
   void on_peq(tlm::tlm_generic_payload& gp, const tlm::tlm_phase& ph);
   void deliver(tlm::tlm_generic_payload& gp);
 
-  unsigned id_;
+  unsigned id_, nsms_;
   Clock clock_;
+  uint64_t cycle_ = 0;          // the cycle the core is in (or last ran)
   SmHost& host_;
   std::unique_ptr<sm::SmCore> core_;
   PayloadPool pool_;

@@ -60,6 +60,7 @@ static void derive_sm(json& s) {
   ratio(s, "ipc", "thread_insn", "cycles");
   ratio(s, "warp_ipc", "warp_insn", "cycles");
   ratio(s, "mem_latency_avg", "mem_latency_sum", "icnt_requests");
+  ratio(s, "occupancy", "resident_warp_cycles", "warp_slot_cycles");
   if (s.contains("oc") && s["oc"].is_object() && num(s["oc"], "busy_sum") >= 0) {
     double c = num(s, "cycles");
     s["oc"]["avg_occupied"] = c > 0 ? num(s["oc"], "busy_sum") / c : 0.0;

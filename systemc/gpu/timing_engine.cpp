@@ -69,7 +69,7 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
   ctx_ = func::launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
   sm::CtaShape shape;
   shape.threads = uint32_t(block.count());
-  shape.regs_per_thread = kernel.regs_per_thread;
+  shape.regs_per_thread = kernel.regs_used();
   shape.shared_bytes = kernel.shared_bytes + dyn_shmem;
 
   const uint64_t max_cycles = uint64_t(cfg_.get(kMaxCycles));
@@ -98,8 +98,10 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
     throw KernelError("kernel '" + kernel.name + "' exceeded gpu.max_cycles=" + std::to_string(max_cycles) +
                       " cycles (runaway kernel?); " + g.describe());
   }
-  g.flush_all();  // the host sees memory as the kernel left it
+  fill_record(g, rec);
+}
 
+void TimingEngine::fill_record(Gpu& g, runtime::LaunchRecord& rec) {
   uint64_t thread_insn = 0, warp_insn = 0;
   config::json d = g.kernel_stats(thread_insn, warp_insn);
   rec.thread_insn = thread_insn;
@@ -108,6 +110,20 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
   d["ipc"] = cycles > 0 ? double(thread_insn) / cycles : 0.0;
   derive_ratios(d);
   rec.detail = std::move(d);
+}
+
+void TimingEngine::finish(runtime::LaunchRecord& last) {
+  Process& p = process();
+  if (!p.gpu || p.owner != this || p.broken || cfg_.get(kL2Flush) != "end") return;
+  Gpu& g = *p.gpu;
+  const uint64_t budget_ps = g.ref_clock().edge_ps(uint64_t(cfg_.get(kMaxCycles)));
+  g.begin_flush();
+  sc_core::sc_start(sc_core::sc_time::from_value(budget_ps), sc_core::SC_EXIT_ON_STARVATION);
+  if (!g.finished()) {
+    p.broken = true;
+    throw KernelError("kernel '" + last.kernel + "': the L2 flush after the last kernel did not finish; " + g.describe());
+  }
+  fill_record(g, last);  // the last launch now ends with the flush
 }
 
 void TimingEngine::host_wrote(uint64_t addr, uint64_t n, bool copy) {
@@ -121,7 +137,7 @@ void TimingEngine::host_wrote(uint64_t addr, uint64_t n, bool copy) {
 
 void TimingEngine::host_reads(uint64_t addr, uint64_t n) {
   Process& p = process();
-  if (p.gpu && p.owner == this && !p.broken) p.gpu->flush(addr, n);
+  if (p.gpu && p.owner == this && !p.broken) p.gpu->host_read(addr, n);
 }
 
 }  // namespace relgpu::gpu

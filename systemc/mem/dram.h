@@ -91,6 +91,8 @@ class DramCtrl {
   // (UINT64_MAX when the queues are empty).
   uint64_t step(uint64_t now, std::vector<Done>& done);
   bool empty() const { return q_.empty(); }
+  // DRAM cycle at which the data of the last issued command has left the bus.
+  uint64_t bus_free() const { return bus_free_; }
   unsigned line_cycles() const { return occ_; }  // data-bus cycles per line read
 
   Stats stats;

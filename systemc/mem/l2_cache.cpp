@@ -141,16 +141,28 @@ static bool overlaps(uint64_t line, uint64_t addr, uint64_t n) {
   return n == 0 || (line < addr + n && addr < line + kLineBytes);
 }
 
-unsigned L2Cache::flush(uint64_t addr, uint64_t n) {
+unsigned L2Cache::write_dirty(uint64_t addr, uint64_t n, bool keep_dirty) {
   unsigned count = 0;
   for (size_t i = 0; i < lines_.size(); ++i) {
     Line& l = lines_[i];
     if (l.st != State::valid || !l.dirty || !overlaps(l.addr, addr, n)) continue;
     store_line(gmem_, l.addr, data(int(i)), 0, 0, held(l));
-    l.dirty = false;
+    l.dirty = keep_dirty;
     ++count;
   }
   return count;
+}
+
+unsigned L2Cache::flush(uint64_t addr, uint64_t n) { return write_dirty(addr, n, false); }
+
+unsigned L2Cache::copy_out(uint64_t addr, uint64_t n) { return n ? write_dirty(addr, n, true) : 0; }
+
+bool L2Cache::clean(int i) {
+  Line& l = lines_[i];
+  if (l.st != State::valid || !l.dirty) return false;
+  store_line(gmem_, l.addr, data(i));
+  l.dirty = false;
+  return true;
 }
 
 unsigned L2Cache::invalidate(uint64_t addr, uint64_t n) {

@@ -87,6 +87,13 @@ class L2Cache {
   // Functional maintenance (untimed): write back dirty lines overlapping
   // [addr, addr+n) (all lines if n == 0), keeping them clean and resident.
   unsigned flush(uint64_t addr = 0, uint64_t n = 0);
+  // The same copy to DRAM contents, but the lines stay dirty: the host reads
+  // what the kernel wrote, and the timed write-back still happens later (at
+  // eviction or the L2 flush), so DRAM stats count it.
+  unsigned copy_out(uint64_t addr, uint64_t n);
+  // The timed flush's step for one line: a valid dirty line i is written to
+  // DRAM contents and becomes clean; returns whether it was dirty.
+  bool clean(int i);
   // Drops valid (and gated) lines overlapping [addr, addr+n); a dirty one first
   // writes back its bytes outside the range (the host's newer bytes win inside it).
   unsigned invalidate(uint64_t addr, uint64_t n);
@@ -95,6 +102,7 @@ class L2Cache {
   unsigned ways() const { return ways_; }
 
  private:
+  unsigned write_dirty(uint64_t addr, uint64_t n, bool keep_dirty);
   unsigned set_of(uint64_t addr) const { return unsigned((map_.slice_local(addr) / kLineBytes) % sets_); }
   unsigned sets_, ways_;
   AddressMap map_;

@@ -345,8 +345,11 @@ void Partition::l2_step() {
     resp_.pop_back();
   }
   // Tag lookups in arrival order, one 32-B sector per cycle (GPGPU-Sim's
-  // sectored L2 splits a request into sector accesses).
+  // sectored L2 splits a request into sector accesses); the flush uses the
+  // cycles the tags are free.
+  bool looked_up = tag_free_ > c;
   if (!inq_.empty() && inq_.front().ready <= c && tag_free_ <= c) {
+    looked_up = true;
     stall_on_resp_ = out_.size() >= qdepth_;
     const MemExt* e = inq_.front().gp->get_extension<MemExt>();
     KindStats* ks = e && e->kind != Kind::query ? &ks_[unsigned(e->kind)] : nullptr;
@@ -371,6 +374,8 @@ void Partition::l2_step() {
       stall_since_ = c;
     }
   }
+  bool flush_waits = false;  // for DRAM room: dram_step kicks us
+  if (!looked_up && !flush_q_.empty()) flush_waits = !flush_step(c);
   // One response per cycle towards the interconnect.
   if (!resp_blocked_ && !out_.empty()) {
     tlm_generic_payload* gp = out_.front();
@@ -394,8 +399,9 @@ void Partition::l2_step() {
     next = std::min(next, std::max(inq_.front().ready, tag_free_));
   if (!resp_.empty() && out_.size() < qdepth_) next = std::min(next, resp_.front().ready);
   if (!resp_blocked_ && !out_.empty()) next = c + 1;
-  if (!gate_q_.empty()) next = c + 1;
+  if (!gate_q_.empty() || (!flush_q_.empty() && !flush_waits)) next = c + 1;
   if (next != UINT64_MAX) l2clk_.notify_at(l2_ev_, std::max(next, c + 1));
+  if (flushing_) flush_check();
 }
 
 void Partition::dram_step() {
@@ -411,8 +417,43 @@ void Partition::dram_step() {
   done_.clear();
   if (dram_.queued(false) + dram_.queued(true) < before)
     for (Partition* s : slices_)
-      if (s->stalled_) s->kick_l2();
+      if (s->stalled_ || !s->flush_q_.empty()) s->kick_l2();
   if (next != UINT64_MAX) dclk_.notify_at(dram_ev_, next);
+  for (Partition* s : slices_)
+    if (s->flushing_) s->flush_check();
+}
+
+void Partition::start_flush() {
+  flush_q_.clear();
+  for (unsigned i = l2_.sets() * l2_.ways(); i-- > 0;) {  // taken from the back: in line order
+    const L2Cache::Line& l = l2_.line(int(i));
+    if (l.st == L2Cache::State::valid && l.dirty) flush_q_.push_back(int(i));
+  }
+  flushing_ = true;
+  kick_l2();  // also ends a flush with nothing to do (flush_check)
+}
+
+bool Partition::flush_step(uint64_t c) {
+  if (!dram_room(true)) return false;
+  int i = flush_q_.back();
+  flush_q_.pop_back();
+  uint64_t a = l2_.line(i).addr;
+  if (!l2_.clean(i)) return true;  // written or evicted since the flush began
+  ++flush_wb_;
+  energy_.count(power::L2Energy::data_read);
+  to_dram_.push_back({c + 1, map_.local(a), 0, true});
+  ++to_dram_writes_;
+  return true;
+}
+
+// Done when this slice has nothing left and the channel's DRAM (shared with
+// the other slices) has issued every write-back.
+void Partition::flush_check() {
+  if (!flush_q_.empty() || !idle() || !dram().empty()) return;
+  flushing_ = false;
+  uint64_t now = sc_core::sc_time_stamp().value();
+  flush_end_ps_ = std::max(now, dclk_.time_of(dram().bus_free()));
+  flush_done_.notify(sc_core::SC_ZERO_TIME);
 }
 
 bool Partition::idle() const {
@@ -422,7 +463,7 @@ bool Partition::idle() const {
 
 void Partition::reset_stats() {
   for (KindStats& k : ks_) k = {};
-  writebacks_ = stall_cycles_ = 0;
+  writebacks_ = flush_wb_ = stall_cycles_ = 0;
   stall_since_ = l2clk_.now();
   dram_.stats = {};
   stats_t0_ = sc_core::sc_time_stamp().value();
@@ -445,7 +486,8 @@ config::json Partition::stats() const {
   }
   l2 = {{"accesses", tot.accesses}, {"hits", tot.hits}, {"misses", tot.misses}, {"mshr_merges", tot.mshr_merges},
         {"sectors", tot.sectors}, {"sector_misses", tot.sector_misses},
-        {"writebacks", writebacks_}, {"stall_cycles", stall_cycles_}, {"per_kind", kinds}};
+        {"writebacks", writebacks_}, {"flush_writebacks", flush_wb_}, {"stall_cycles", stall_cycles_},
+        {"per_kind", kinds}};
   const DramCtrl::Stats& d = dram_.stats;
   // The channel's DRAM is reported once, by the slice that owns it.
   uint64_t cycles = owner_ == this ? (sc_core::sc_time_stamp().value() - stats_t0_) / dclk_.period() : 0;

@@ -88,15 +88,28 @@ class Partition : public sc_core::sc_module {
   // Functional maintenance for the engine, untimed; call while the memory
   // system is idle (between kernels). flush writes dirty lines back to the
   // GlobalMemory (all, or those overlapping [addr, addr+n)) and keeps them
-  // resident and clean; invalidate drops lines overlapping the range (the host
-  // wrote it directly). Both return the number of lines affected.
+  // resident and clean; copy_out writes them too but keeps them dirty (the
+  // host reads; L2Cache::copy_out); invalidate drops lines overlapping the
+  // range (the host wrote it directly). All return the number of lines affected.
   unsigned flush() { return l2_.flush(); }
   unsigned flush(uint64_t addr, uint64_t n) { return n ? l2_.flush(addr, n) : 0; }
+  unsigned copy_out(uint64_t addr, uint64_t n) { return l2_.copy_out(addr, n); }
   unsigned invalidate(uint64_t addr, uint64_t n) { return l2_.invalidate(addr, n); }
   // A host-to-device memcpy wrote [addr, addr+n): with l2.fill_on_memcpy
   // the slice installs its lines of the range, clean, in address order
   // (GPGPU-Sim's -gpgpu_perf_sim_memcpy). Untimed; returns the lines installed.
   unsigned memcpy_fill(uint64_t addr, uint64_t n);
+
+  // Timed flush (the engine's l2.flush): every line dirty now is written back
+  // through the DRAM controller, one per L2 cycle while the DRAM write queue
+  // has room, and becomes clean; counted in l2.flush_writebacks and the DRAM
+  // stats. The flush is over once nothing is left in flight in the partition
+  // (DRAM queue empty): then flushing() turns false, flush_done() fires and
+  // flush_end_ps() is when the last data burst leaves the DRAM bus.
+  void start_flush();
+  bool flushing() const { return flushing_; }
+  const sc_core::sc_event& flush_done() const { return flush_done_; }
+  uint64_t flush_end_ps() const { return flush_end_ps_; }
 
   // Before each launch's first request: LoSCache's per-kernel state (counts,
   // gated tags; mem/loscache.h). Nothing without loscache.enable.
@@ -164,6 +177,8 @@ class Partition : public sc_core::sc_module {
   void los_gate(int line, uint64_t c);
   void los_gate_pending(uint64_t c);
   void power_tick(uint64_t c);
+  bool flush_step(uint64_t c);  // one line of the timed flush; false = DRAM full
+  void flush_check();           // ends the flush once the partition is idle
   config::json los_stats(uint64_t now) const;
   void respond(tlm::tlm_generic_payload& gp, uint64_t ready);
   bool dram_room(bool write) const;
@@ -201,8 +216,14 @@ class Partition : public sc_core::sc_module {
   std::vector<DramCtrl::Done> done_;
   sc_core::sc_event l2_ev_, dram_ev_;
 
+  // Timed flush
+  std::vector<int> flush_q_;    // dirty lines still to write back
+  bool flushing_ = false;
+  uint64_t flush_end_ps_ = 0;
+  sc_core::sc_event flush_done_;
+
   KindStats ks_[3];
-  uint64_t writebacks_ = 0, stall_cycles_ = 0, stall_since_ = 0;
+  uint64_t writebacks_ = 0, flush_wb_ = 0, stall_cycles_ = 0, stall_since_ = 0;
   uint64_t stats_t0_ = 0;  // time of the last reset, resolution units
   uint64_t stats_c0_ = 0;  // L2 cycle of the last reset
   power::L2Energy energy_;

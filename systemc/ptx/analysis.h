@@ -4,7 +4,7 @@
 //   InstrInfo::ipdom                     reconvergence point of each branch
 //   InstrInfo::dead, dead_mask           last uses of source registers
 //   Function::def_uses                   static def-use chains
-//   Function::regs_per_thread, phys_reg  register allocation
+//   Function::regs_allocator, phys_reg   register allocation
 //   InstrInfo::tainted_branch, Function::tainted_regs
 //
 // Operand roles. Destinations are ops[0] (a register or vector) of every
@@ -33,7 +33,7 @@ bool writes_dst(Opcode op);  // ops[0] is a destination
 // The pieces analyse() runs, exposed for tests.
 void build_cfg(Function& f);          // blocks, InstrInfo::block, InstrInfo::ipdom
 void analyse_liveness(Function& f);   // dead bits, def_uses
-void allocate_registers(Function& f); // regs_per_thread, phys_reg
+void allocate_registers(Function& f); // regs_allocator, phys_reg
 void analyse_taint(Function& f);      // tainted_branch, tainted_regs (needs build_cfg)
 
 }  // namespace relgpu::ptx

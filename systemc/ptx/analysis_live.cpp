@@ -148,7 +148,7 @@ void analyse_liveness(Function& f) {
 void allocate_registers(Function& f) {
   const size_t nr = f.regs.size(), n = f.instrs.size();
   f.phys_reg.assign(nr, -1);
-  f.regs_per_thread = 0;
+  f.regs_allocator = 0;
   if (n == 0) return;
   std::vector<Bits> out = live_out_per_instr(f);
   std::vector<std::vector<int32_t>> adj(nr);
@@ -211,7 +211,7 @@ void allocate_registers(Function& f) {
     f.phys_reg[r] = slot;
     top = std::max(top, uint32_t(slot) + w);
   }
-  f.regs_per_thread = top;
+  f.regs_allocator = top;
 }
 
 }  // namespace relgpu::ptx

@@ -53,7 +53,12 @@ void function_info(std::ostringstream& o, const Module& m, const Function& f) {
   bool first = true;
   for (auto& [t, c] : by_type) { o << (first ? "" : ", ") << "." << t << " " << c; first = false; }
   o << ")\n";
-  o << "  regs_per_thread: " << f.regs_per_thread << " (32-bit, after allocation; predicates not counted)\n";
+  // 32-bit registers, predicates not counted; the SM allocates regs_used() (ir.h).
+  o << "  registers per thread: allocator " << f.regs_allocator;
+  if (f.is_entry)
+    o << ", ptxas " << (f.regs_ptxas ? std::to_string(f.regs_ptxas) : std::string("unknown")) << ", used "
+      << f.regs_used();
+  o << "\n";
   o << "  shared: " << f.shared_bytes << " bytes static";
   if (f.is_entry) o << ", dynamic shared at offset " << f.dyn_shared_offset;
   o << "\n  local: " << f.local_bytes << " bytes per thread\n";

@@ -229,7 +229,14 @@ struct Function {
   uint32_t minnctapersm = 0, maxnreg = 0;
   uint32_t line = 0;           // line of the .entry/.func header
   // ---- analysis results (analysis.cpp) ----
-  uint32_t regs_per_thread = 0;   // 32-bit registers after allocation (64-bit values take 2)
+  // Registers per thread. Our allocator's count lays out the physical
+  // registers (and .func frames) in the banked RF; ptxas's count (`ptxas -v`,
+  // ptx/ptxas.h; 0 = not known) is what the hardware would allocate. The SM
+  // gives a warp rows for regs_used(): ptxas's count, or ours where ours is
+  // larger, because our physical registers hold real data.
+  uint32_t regs_allocator = 0;    // 32-bit registers after our allocation (64-bit values take 2)
+  uint32_t regs_ptxas = 0;
+  uint32_t regs_used() const { return regs_ptxas > regs_allocator ? regs_ptxas : regs_allocator; }
   std::vector<int32_t> phys_reg;  // per virtual register: first physical 32-bit register
   std::vector<int32_t> tainted_regs;  // registers used under ID-dependent branches
   // ---- additions (parser) ----

@@ -24,9 +24,11 @@ Device::~Device() = default;
 
 void Device::set_engine(std::unique_ptr<Engine> e) { engine_ = std::move(e); }
 
-const ptx::Module& Device::load_module(const std::string& ptx_text, const std::string& file) {
+const ptx::Module& Device::load_module(const std::string& ptx_text, const std::string& file,
+                                      const ptx::PtxasInfo* ptxas) {
   std::unique_ptr<ptx::Module> m = ptx::parse(ptx_text, file);
   ptx::analyse(*m);
+  if (ptxas) ptx::apply(*m, *ptxas);
   ptx::validate(*m, func::implemented);
   // Module-scope .global and .const variables get their own allocation;
   // module-scope .shared lives in each CTA's shared area (no address here).
@@ -158,8 +160,36 @@ void Device::launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_sh
   rec.grid = grid;
   rec.block = block;
   rec.dyn_shmem = dyn_shmem;
+  rec.regs_per_thread = k.regs_used();
+  rec.regs_ptxas = k.regs_ptxas;
+  rec.regs_allocator = k.regs_allocator;
   engine_->launch(*mod, k, grid, block, dyn_shmem, params, rec);
   launches_.push_back(std::move(rec));
+}
+
+void Device::finish() {
+  if (!launches_.empty()) engine_->finish(launches_.back());
+}
+
+nlohmann::ordered_json register_stats(const LaunchRecord& r) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["regs_per_thread"] = r.regs_per_thread;
+  j["regs_ptxas"] = r.regs_ptxas ? nlohmann::ordered_json(r.regs_ptxas) : nlohmann::ordered_json();
+  j["regs_allocator"] = r.regs_allocator;
+  return j;
+}
+
+std::string register_note(const LaunchRecord& r) {
+  const std::string k = "kernel '" + r.kernel + "': ";
+  if (!r.regs_ptxas)
+    return k + "no ptxas register count; occupancy and register-file rows use relgpu's allocator's " +
+           std::to_string(r.regs_allocator) + " registers per thread (ptxas usually needs more, so occupancy may be "
+           "optimistic)";
+  if (r.regs_allocator > r.regs_ptxas)
+    return k + "relgpu's register allocator needs " + std::to_string(r.regs_allocator) +
+           " registers per thread, ptxas " + std::to_string(r.regs_ptxas) + "; each warp gets register-file rows for " +
+           std::to_string(r.regs_allocator) + " (the allocator's registers hold the data)";
+  return "";
 }
 
 }  // namespace relgpu::runtime

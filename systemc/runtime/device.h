@@ -20,6 +20,7 @@
 
 #include "common/config.h"
 #include "ptx/ir.h"
+#include "ptx/ptxas.h"
 
 namespace relgpu::func { class GlobalMemory; }
 
@@ -44,10 +45,20 @@ struct LaunchRecord {
   std::string kernel;
   Dim3 grid, block;
   uint64_t dyn_shmem = 0;
+  // Registers per thread (ptx::Function): what the launch allocated, ptxas's
+  // count (0 = not known) and our allocator's.
+  uint32_t regs_per_thread = 0, regs_ptxas = 0, regs_allocator = 0;
   uint64_t warp_insn = 0;     // warp instructions issued
   uint64_t thread_insn = 0;   // threads active in the SIMT mask per issued warp instruction (GPGPU-Sim's gpu_sim_insn)
   nlohmann::ordered_json detail;  // per-class counts and engine-specific stats
 };
+
+// The launch's register counts as stats fields: regs_per_thread (allocated),
+// regs_ptxas (null when not known), regs_allocator.
+nlohmann::ordered_json register_stats(const LaunchRecord& r);
+// One line for the user when the launch did not use ptxas's count as is (no
+// ptxas count, or our allocator needs more); "" otherwise.
+std::string register_note(const LaunchRecord& r);
 
 // Executes launches. Functional now; the SystemC timing model is another Engine.
 class Engine {
@@ -60,8 +71,12 @@ class Engine {
   // copy: a host-to-device memcpy (which GPGPU-Sim also installs in its L2),
   // not a memset or device-to-device copy.
   virtual void host_wrote(uint64_t addr, uint64_t n, bool copy) {}
-  // The host is about to read device memory: write back what is cached dirty.
+  // The host is about to read device memory: make what is cached dirty visible.
   virtual void host_reads(uint64_t addr, uint64_t n) {}
+  // The program is done with the device (Device::finish): an engine that
+  // caches data writes it back; the timing model counts that in `last`, the
+  // record of the last launch.
+  virtual void finish(LaunchRecord& last) {}
 };
 
 class Device {
@@ -72,8 +87,11 @@ class Device {
   Device& operator=(const Device&) = delete;
 
   // Parses, analyses and validates PTX; allocates and initialises its
-  // .global/.const variables. `file` names the source in messages.
-  const ptx::Module& load_module(const std::string& ptx_text, const std::string& file);
+  // .global/.const variables. `file` names the source in messages. `ptxas`:
+  // ptxas's registers per kernel (ptx/ptxas.h); without it, or for a kernel
+  // it does not name, occupancy uses our allocator's count.
+  const ptx::Module& load_module(const std::string& ptx_text, const std::string& file,
+                                 const ptx::PtxasInfo* ptxas = nullptr);
   const ptx::Function& kernel(const ptx::Module& mod, const std::string& name) const;
 
   DevPtr malloc(size_t bytes);       // 256-byte aligned, like cudaMalloc
@@ -88,6 +106,11 @@ class Device {
   // args[i] points at the value of kernel parameter i (cudaLaunchKernel form).
   void launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_shmem, void* const* args);
   void synchronize() {}
+  // The program is done with the device: before its stats are read, the
+  // engine writes back what it caches (Engine::finish; with the timing
+  // model's default l2.flush=end, the timed L2 flush, counted in the last
+  // launch's record). Running it again adds nothing.
+  void finish();
 
   const std::vector<LaunchRecord>& launches() const { return launches_; }
   func::GlobalMemory& memory() { return *mem_; }

@@ -95,10 +95,11 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   if (!idle()) throw std::logic_error("sm: begin_launch while a kernel is still running");
   ctx_ = ctx;
   ex_ = std::make_unique<func::Executor>(ctx_, regs_);
+  ex_->set_machine(machine_);
   ops_.clear();
   for (auto& w : warps_) w = WarpSlot{};
   regs_.set_kernel(ctx_.kernel);
-  unsigned regs = ctx_.kernel->regs_per_thread;
+  unsigned regs = ctx_.kernel->regs_used();
   rows_per_warp_ = std::max(1u, (regs + rf_.groups() - 1) / rf_.groups());
   if (rows_per_warp_ > rf_.entries())
     throw InputError("kernel '" + ctx_.kernel->name + "' needs " + std::to_string(regs) +
@@ -249,9 +250,11 @@ uint64_t Core::next_active_cycle(uint64_t now) const {
 void Core::cycle(uint64_t now) {
   uint64_t skipped = started_ && now > last_cycle_ + 1 ? now - last_cycle_ - 1 : 0;
   bool was_busy = !idle();
+  const unsigned resident = max_warps_ - free_warps_;  // CTAs added since the last cycle included
   if (skipped && was_busy) {
     st_.cycles += skipped;
     st_.stall[last_stall_] += skipped * nsched_;
+    st_.resident_warp_cycles += skipped * last_resident_;
   }
   if (skipped) publish(skipped);
   started_ = true;
@@ -276,7 +279,11 @@ void Core::cycle(uint64_t now) {
   send();
 
   act_.active_warps = active_warps_;
-  if (was_busy || !idle()) ++st_.cycles;
+  last_resident_ = max_warps_ - free_warps_;
+  if (was_busy || !idle()) {
+    ++st_.cycles;
+    st_.resident_warp_cycles += std::max(resident, last_resident_);  // warps that finished this cycle count
+  }
   act_.oc_allocated = uint16_t(oc_total_ - oc_free_[0] - oc_free_[1] - oc_free_[2]);
   bool sending = !outq_.empty() && outq_.front()->not_before <= now + 1;
   if (busy_ || sending || !ldq_.empty() || act_.oc_allocated) next_wake_ = now + 1;
@@ -335,6 +342,10 @@ config::json Core::stats() const {
   j["ipc"] = double(st_.thread_insn) / cyc;
   j["warp_ipc"] = double(st_.warp_insn) / cyc;
   j["ctas"] = st_.ctas;
+  // GPGPU-Sim's gpu_occupancy: resident warps over warp slots, per busy cycle.
+  j["resident_warp_cycles"] = st_.resident_warp_cycles;
+  j["warp_slot_cycles"] = st_.cycles * max_warps_;
+  j["occupancy"] = double(st_.resident_warp_cycles) / double(std::max<uint64_t>(st_.cycles * max_warps_, 1));
   static const char* const cls[] = {"INT", "FP", "SFU", "LDST"};
   for (size_t i = 0; i < size_t(IssueClass::count_); ++i) j["issued_by_class"][cls[i]] = st_.issued_cls[i];
   static const char* const sn[] = {"issued", "scoreboard", "structural", "memory", "barrier", "idle"};

@@ -142,6 +142,7 @@ class Core final : public SmCore {
   void on_response(std::unique_ptr<LineRequest> r) override;
   uint64_t next_active_cycle(uint64_t now) const override;
   void add_observer(ActivityObserver* o) override { observers_.push_back(o); }
+  void set_machine(const func::MachineRegs* m) override { machine_ = m; }
   config::json stats() const override;
 
   // Debug / test hook: every issued instruction as (cycle, warp slot, pc).
@@ -215,12 +216,14 @@ class Core final : public SmCore {
   L1D l1_;
   func::LaunchCtx ctx_;
   std::unique_ptr<func::Executor> ex_;
+  const func::MachineRegs* machine_ = nullptr;
   std::unordered_map<const func::Code*, std::vector<StaticOp>> ops_;
   std::vector<WarpSlot> warps_;
   std::vector<uint8_t> warp_free_;
   std::vector<CtaSlot> ctas_;
   std::vector<uint8_t> row_free_;      // per row slot of rows_per_warp_ rows
   unsigned rows_per_warp_ = 1, free_row_slots_ = 0, free_warps_ = 0;
+  unsigned last_resident_ = 0;         // resident warps at the end of the last cycle
   uint32_t threads_used_ = 0;
   uint64_t shared_used_ = 0;
   unsigned live_ctas_ = 0, finished_ = 0;
@@ -269,6 +272,7 @@ class Core final : public SmCore {
   // stats (per launch)
   struct Stats {
     uint64_t cycles = 0, warp_insn = 0, thread_insn = 0, ctas = 0;
+    uint64_t resident_warp_cycles = 0;  // sum over busy cycles of resident warps (occupancy)
     uint64_t stall[kStallCount] = {};
     uint64_t issued_cls[size_t(IssueClass::count_)] = {};
     std::vector<uint64_t> rf_reads, rf_writes, rf_conflicts, rf_write_conflicts;

@@ -190,7 +190,7 @@ Stall Core::check_now(unsigned ws, const StaticOp*& op) {
     s.depth = w.frames.size();
     s.ops = ops_for(fr.code);
     s.pbase = 0;
-    for (size_t i = 0; i + 1 < w.frames.size(); ++i) s.pbase += w.frames[i].code->fn->regs_per_thread;
+    for (size_t i = 0; i + 1 < w.frames.size(); ++i) s.pbase += w.frames[i].code->fn->regs_allocator;
   }
   int32_t pc = w.pc();
   if (size_t(pc) >= fr.code->ins.size()) {

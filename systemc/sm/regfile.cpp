@@ -93,7 +93,7 @@ const SmRegs::Map& SmRegs::locate(unsigned ws, unsigned slot, unsigned& base) {
       base = pb;
       return map_of(fn)[slot - fr.reg_base];
     }
-    pb += fn->regs_per_thread;
+    pb += fn->regs_allocator;
   }
   return kNone;
 }

@@ -11,7 +11,8 @@
 // (Function::phys_reg, 32-bit registers; 64-bit values take p and p+1) of
 // the warp in hardware warp slot ws lives at
 //   group = (ws + p) % groups,  row = row_base(ws) + p / groups,
-// where each warp slot gets ceil(regs_per_thread / groups) consecutive rows.
+// where each warp slot gets ceil(Function::regs_used() / groups) consecutive
+// rows (ptxas's count, at least our allocator's).
 // With 1024-bit entries this is exactly bank = (warp_id + reg_id) % banks.
 //
 // What is not in the banks (our choices, the papers are silent):

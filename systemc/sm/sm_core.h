@@ -48,7 +48,7 @@ class MemPort {
 
 struct CtaShape {
   uint32_t threads = 0;         // threads per CTA
-  uint32_t regs_per_thread = 0;
+  uint32_t regs_per_thread = 0; // Function::regs_used()
   uint64_t shared_bytes = 0;    // static + dynamic
 };
 
@@ -67,6 +67,9 @@ class SmCore {
   // memory response arriving first; UINT64_MAX if only a response can wake it.
   virtual uint64_t next_active_cycle(uint64_t now) const = 0;
   virtual void add_observer(ActivityObserver* o) = 0;
+  // Where the special registers %smid, %clock64, ... of this SM's warps come
+  // from (func/exec.h); kept across launches. nullptr: functional stand-ins.
+  virtual void set_machine(const func::MachineRegs* m) = 0;
   // Per-kernel stats (reset by begin_launch), as JSON for the stats file.
   virtual config::json stats() const = 0;
 };

@@ -13,6 +13,7 @@
 #include "cudart/fatbin.h"
 #include "gpu/mode.h"
 #include "cudart/runtime.h"
+#include "ptx/ptxas.h"
 #include "test_paths.h"
 
 using namespace relgpu;
@@ -195,4 +196,62 @@ TEST(CudartRuntime, BadConfigurationIsAnInitializationError) {
   EXPECT_EQ(rt.init_error(), cudaErrorInitializationError);
   EXPECT_NE(rt.init_message().find("gpu.no_such_key"), std::string::npos);
   EXPECT_THROW(rt.device(), CudaError);
+}
+
+namespace {
+
+// Runs the sample kernel twice with cudart.ptxas=`ptxas`; returns stderr,
+// and the first launch's record in `rec`.
+std::string run_with_ptxas(const std::string& ptxas, config::json& rec) {
+  std::string path = testing::TempDir() + "cudart_ptxas_" + std::to_string(ptxas.size()) + ".json";
+  std::remove(path.c_str());
+  setenv("XDG_CACHE_HOME", (testing::TempDir() + "relgpu_cudart_cache").c_str(), 1);
+  Options o = Rig::functional(path);
+  o.sets.push_back("cudart.ptxas=" + ptxas);
+  Rig r(o);
+  auto* d = static_cast<float*>(r.rt.malloc(64 * sizeof(float)));
+  r.rt.memset(d, 0, 64 * sizeof(float));
+  testing::internal::CaptureStderr();
+  r.run(d, 64, 1.0f);
+  r.run(d, 64, 2.0f);
+  std::string err = testing::internal::GetCapturedStderr();
+  r.rt.unregister_fatbin(r.h);
+  std::ifstream f(path);
+  rec = config::json::parse(f)["launches"][0];
+  return err;
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(CudartRuntime, WithoutPtxasTheAllocatorCountIsUsedWithOneWarning) {
+  config::json rec;
+  std::string err = run_with_ptxas("off", rec);
+  const std::string warning = "relgpu: warning: kernel '_Z13relgpu_samplePfi': no ptxas register count";
+  EXPECT_EQ(count(err, warning), 1u) << err;
+  EXPECT_NE(err.find("(ptxas is off (cudart.ptxas=off))"), std::string::npos) << err;
+  EXPECT_TRUE(rec["regs_ptxas"].is_null()) << rec.dump();
+  EXPECT_GT(rec["regs_allocator"].get<uint32_t>(), 0u);
+  EXPECT_EQ(rec["regs_per_thread"], rec["regs_allocator"]);
+  // A ptxas that is not there: the same fallback, saying why.
+  err = run_with_ptxas("/nonexistent/ptxas", rec);
+  EXPECT_NE(err.find("'/nonexistent/ptxas' is not an executable file"), std::string::npos) << err;
+}
+
+// Needs ptxas (the CUDA toolkit); skipped without it.
+TEST(CudartRuntime, WithPtxasRegistersAreItsCount) {
+  std::string why;
+  if (ptx::find_ptxas("auto", why).empty()) GTEST_SKIP() << why;
+  config::json rec;
+  std::string err = run_with_ptxas("auto", rec);
+  EXPECT_EQ(err.find("no ptxas register count"), std::string::npos) << err;
+  ASSERT_TRUE(rec["regs_ptxas"].is_number()) << rec.dump();
+  EXPECT_GE(rec["regs_ptxas"].get<uint32_t>(), 8u) << "ptxas never reports fewer than 8";
+  EXPECT_EQ(rec["regs_per_thread"].get<uint32_t>(),
+            std::max(rec["regs_ptxas"].get<uint32_t>(), rec["regs_allocator"].get<uint32_t>()));
 }

@@ -85,10 +85,14 @@ TEST(GpuRfFaults, OnePercentFailureCorruptsOutputs) {
 
 // SEC-DED matters: the same chip at 1% failure, nbody passes with SEC-DED
 // (every write it makes lands on entries with at most one bad cell, which
-// SEC-DED corrects) and crashes without it.
+// SEC-DED corrects) and crashes without it. Chip 6: with ptxas's 58
+// registers per thread nbody's warps span more rows, and on chip 1 two of
+// its writes now land on entries with two bad cells.
 TEST(GpuRfFaults, SecdedCorrectsSingleBitEntries) {
-  Outcome on = parse(run("nbody", {"rf.cell_failure_rate=0.01", "rf.secded=true", "pv.floorplan=sm_tiles"}));
-  Outcome off = parse(run("nbody", {"rf.cell_failure_rate=0.01", "rf.secded=false", "pv.floorplan=sm_tiles"}));
+  Outcome on = parse(
+      run("nbody", {"rf.cell_failure_rate=0.01", "rf.secded=true", "pv.floorplan=sm_tiles", "pv.chip_seed=6"}));
+  Outcome off = parse(
+      run("nbody", {"rf.cell_failure_rate=0.01", "rf.secded=false", "pv.floorplan=sm_tiles", "pv.chip_seed=6"}));
   std::printf("nbody at 1%%: secded on: %s %llu corrected; off: %s\n", on.what.c_str(),
               (unsigned long long)on.corrected, off.what.c_str());
   EXPECT_EQ(on.what, "pass");

@@ -53,7 +53,7 @@ inline WorkloadRun run_workload(runtime::Device& dev, const std::string& name, u
   const wl::Workload* w = wl::find(name);
   if (!w) throw std::runtime_error("no workload " + name);
   std::ostringstream log;
-  wl::Context ctx{dev, wl::Size::small, seed, wl::ptx_text(name), wl::ptx_path(name), log};
+  wl::Context ctx{dev, wl::Size::small, seed, wl::ptx_text(name), wl::ptx_path(name), wl::ptxas_info(name), log};
   WorkloadRun r;
   r.result = w->run(ctx);
   for (auto& l : dev.launches()) {

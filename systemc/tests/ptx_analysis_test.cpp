@@ -185,7 +185,7 @@ TEST(PtxAnalysis, RegisterCount) {
 	ret;
 )");
   const Function& f = *m->functions[0];
-  EXPECT_EQ(f.regs_per_thread, 5u);
+  EXPECT_EQ(f.regs_allocator, 5u);
   int rd1 = f.phys_reg[reg(f, "%rd1")];
   EXPECT_EQ(rd1 % 2, 0);  // aligned pair
   for (const char* r : {"%r1", "%r2", "%r3"}) {
@@ -210,7 +210,7 @@ TEST(PtxAnalysis, RegisterReuseAfterLastUse) {
 )");
   const Function& f = *m->functions[0];
   // %rd1 (a pair, live throughout, read before written) + 1 for the chain.
-  EXPECT_EQ(f.regs_per_thread, 3u);
+  EXPECT_EQ(f.regs_allocator, 3u);
 }
 
 TEST(PtxAnalysis, Taint) {

@@ -60,7 +60,7 @@ TEST(PtxInfo, ShowsLayoutBlocksBranchesAndDeadBits) {
   has("param bytes: 12");
   has("k_param_1                                offset 8    size 4    align 4");
   has("registers declared: 8 (.b32 4, .b64 2, .pred 2)");
-  has("regs_per_thread: 3");  // %rd1 pair + %r1; %r2 reuses %r1's slot
+  has("registers per thread: allocator 3, ptxas unknown, used 3");  // %rd1 pair + %r1; %r2 reuses %r1's slot
   has("shared: 64 bytes static, dynamic shared at offset 64");
   has("tile");
   has("B0    [0..3]  -> B1 B2");

@@ -114,7 +114,7 @@ struct TRig : func::test::Rig {
     sm = std::make_unique<Core>(0, cfg, *port);
     for (auto* o : observers) sm->add_observer(o);
     sm->begin_launch(ctx);
-    CtaShape shape{block.x * block.y * block.z, k->regs_per_thread, k->shared_bytes + dyn};
+    CtaShape shape{block.x * block.y * block.z, k->regs_used(), k->shared_bytes + dyn};
     std::vector<std::array<uint32_t, 3>> ids;
     for (uint32_t z = 0; z < grid.z; ++z)
       for (uint32_t y = 0; y < grid.y; ++y)

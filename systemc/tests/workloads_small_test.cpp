@@ -20,7 +20,7 @@ Outcome run_small(const wl::Workload& w, uint64_t seed) {
   config::Config cfg;
   runtime::Device dev(cfg);
   std::ostringstream log;
-  wl::Context ctx{dev, wl::Size::small, seed, wl::ptx_text(w.name), wl::ptx_path(w.name), log};
+  wl::Context ctx{dev, wl::Size::small, seed, wl::ptx_text(w.name), wl::ptx_path(w.name), wl::ptxas_info(w.name), log};
   Outcome o;
   o.result = w.run(ctx);
   for (auto& l : dev.launches()) o.thread_insn += l.thread_insn, o.warp_insn += l.warp_insn;

@@ -81,7 +81,7 @@ Result run_backprop(Context& ctx) {
   }
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k_fwd = dev.kernel(mod, "bp_forward");
   const auto& k_fin = dev.kernel(mod, "bp_finish");
   const auto& k_adj = dev.kernel(mod, "bp_adjust");

@@ -59,7 +59,7 @@ wl::Result run(wl::Context& ctx) {
   ctx.log << "bfs: " << n << " vertices, " << m << " edges\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k = dev.kernel(mod, "bfs_level");
   DevPtr d_row = dev.malloc((n + 1) * sizeof(int)), d_col = dev.malloc(m * sizeof(int) + 4);  // +4: never a 0-byte malloc
   DevPtr d_front = dev.malloc(n), d_next = dev.malloc(n), d_level = dev.malloc(n * sizeof(int));

@@ -39,7 +39,7 @@ wl::Result run(wl::Context& ctx) {
   ctx.log << "histogram: " << n << " values, " << kBins << " bins\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k = dev.kernel(mod, "histogram256");
   DevPtr d_data = dev.malloc(size_t(n) * 4), d_hist = dev.malloc(kBins * 4);
   dev.memcpy_to_device(d_data, data.data(), size_t(n) * 4);

@@ -50,7 +50,7 @@ Result run_hotspot(Context& ctx) {
   for (auto& v : power) v = rng.uniform(0.0f, 0.5f);
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k = dev.kernel(mod, "hotspot_step");
   runtime::DevPtr buf[2] = {dev.malloc(cells * 4), dev.malloc(cells * 4)};
   runtime::DevPtr d_power = dev.malloc(cells * 4);

@@ -66,7 +66,7 @@ Result run_kmeans(Context& ctx) {
     for (int f = 0; f < p.f; ++f) cen[size_t(c) * p.f + f] = p.x[size_t(f) * p.n + c];
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k_assign = dev.kernel(mod, "kmeans_assign");
   const auto& k_acc = dev.kernel(mod, "kmeans_accumulate");
   size_t sym_size = 0;

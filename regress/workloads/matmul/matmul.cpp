@@ -43,7 +43,7 @@ wl::Result run(wl::Context& ctx) {
   ctx.log << "matmul: " << M << "x" << K << " * " << K << "x" << N << "\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k = dev.kernel(mod, "sgemm_tiled");
   DevPtr dA = dev.malloc(A.size() * 4), dB = dev.malloc(B.size() * 4), dC = dev.malloc(C.size() * 4);
   dev.memcpy_to_device(dA, A.data(), A.size() * 4);

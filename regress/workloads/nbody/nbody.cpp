@@ -81,7 +81,7 @@ wl::Result run(wl::Context& ctx) {
   ctx.log << "nbody: " << n << " bodies, " << steps << " steps\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k_accel = dev.kernel(mod, "nbody_accel");
   const auto& k_step = dev.kernel(mod, "nbody_integrate");
   const size_t bytes = sizeof(F4) * n;

@@ -45,7 +45,7 @@ Result run_nw(Context& ctx) {
     }
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k = dev.kernel(mod, "nw_tile_diagonal");
   const size_t bytes = width * width * 4;
   runtime::DevPtr d_score = dev.malloc(bytes), d_a = dev.malloc(n), d_b = dev.malloc(n),

@@ -35,7 +35,7 @@ Result run_pathfinder(Context& ctx) {
   }
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k = dev.kernel(mod, "pathfinder_rows");
   const size_t row_bytes = size_t(cols) * 4;
   runtime::DevPtr d_cost = dev.malloc(cost.size() * 4);

@@ -40,7 +40,7 @@ Result run_reduce(Context& ctx) {
           << atomic_block << "\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k_partial = dev.kernel(mod, "reduce_partial");
   const auto& k_atomic = dev.kernel(mod, "reduce_atomic");
 

@@ -63,7 +63,7 @@ Result run_scan(Context& ctx) {
   }
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   ScanKernels k{dev, dev.kernel(mod, "scan_blocks"), dev.kernel(mod, "scan_add_offsets"), block};
   runtime::DevPtr d_in = dev.malloc(n * 4), d_out = dev.malloc(n * 4);
   dev.memcpy_to_device(d_in, in.data(), n * 4);

@@ -71,7 +71,7 @@ wl::Result run(wl::Context& ctx) {
   ctx.log << "spmv: " << rows << "x" << cols << ", " << nnz << " nonzeros\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k_scalar = dev.kernel(mod, "spmv_csr_scalar");
   const auto& k_warp = dev.kernel(mod, "spmv_csr_warp");
   DevPtr d_row = dev.malloc((rows + 1) * sizeof(int));

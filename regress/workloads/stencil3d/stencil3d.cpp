@@ -47,7 +47,7 @@ wl::Result run(wl::Context& ctx) {
   ctx.log << "stencil3d: " << nx << "x" << ny << "x" << nz << ", " << steps << " steps\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k = dev.kernel(mod, "stencil7");
   const size_t bytes = cells * sizeof(float);
   DevPtr d_in = dev.malloc(bytes), d_out = dev.malloc(bytes);

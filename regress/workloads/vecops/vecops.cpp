@@ -30,7 +30,7 @@ wl::Result run(wl::Context& ctx) {
   ctx.log << "vecops: " << n << " elements\n";
 
   auto& dev = ctx.dev;
-  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file);
+  const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
   const auto& k_saxpy = dev.kernel(mod, "saxpy");
   const auto& k_triad = dev.kernel(mod, "triad4");
   const auto& k_clamp = dev.kernel(mod, "clamp_scale");

@@ -1,0 +1,73 @@
+// Registers per thread of every shipped workload kernel come from ptxas
+// (the checked-in <name>.ptxinfo), at least our allocator's count, and reach
+// the launch records; docs/registers.md shows the current table.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "ptx/analysis.h"
+#include "ptx/parser.h"
+#include "runtime/device.h"
+#include "test_paths.h"
+#include "workload.h"
+
+using namespace relgpu;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+class WorkloadRegisters : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(WorkloadRegisters, LaunchesUsePtxasCounts) {
+  const std::string name = GetParam();
+  const std::string file = testpaths::source_path("regress/workloads/" + name + "/" + name + ".ptxinfo");
+  ptx::PtxasInfo checked_in = ptx::from_json(read_file(file), file);
+  const ptx::PtxasInfo& embedded = wl::ptxas_info(name);
+  EXPECT_EQ(embedded.registers, checked_in.registers) << "the binary embeds another " << file;
+
+  // Every kernel of the PTX has a count, and every count a kernel.
+  auto mod = ptx::parse(wl::ptx_text(name), wl::ptx_path(name));
+  ptx::analyse(*mod);
+  std::set<std::string> kernels;
+  for (auto& f : mod->functions)
+    if (f->is_entry) kernels.insert(f->name);
+  std::set<std::string> counted;
+  for (auto& [k, n] : checked_in.registers) {
+    counted.insert(k);
+    EXPECT_GE(n, 1u) << k;
+  }
+  EXPECT_EQ(kernels, counted) << file << " is stale";
+
+  config::Config cfg;
+  runtime::Device dev(cfg);
+  std::ostringstream log;
+  wl::Context ctx{dev, wl::Size::small, 1, wl::ptx_text(name), wl::ptx_path(name), wl::ptxas_info(name), log};
+  ASSERT_TRUE(wl::find(name)->run(ctx).pass);
+  ASSERT_FALSE(dev.launches().empty());
+  for (const auto& l : dev.launches()) {
+    const uint32_t ptxas = checked_in.registers.at(l.kernel);
+    EXPECT_EQ(l.regs_ptxas, ptxas) << l.kernel;
+    EXPECT_EQ(l.regs_allocator, mod->find(l.kernel)->regs_allocator) << l.kernel;
+    EXPECT_EQ(l.regs_per_thread, std::max(ptxas, l.regs_allocator)) << l.kernel;
+    EXPECT_EQ(runtime::register_note(l).empty(), ptxas >= l.regs_allocator) << l.kernel;
+  }
+}
+
+std::vector<std::string> names() {
+  std::vector<std::string> n;
+  for (auto& w : wl::all()) n.push_back(w.name);
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, WorkloadRegisters, ::testing::ValuesIn(names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
