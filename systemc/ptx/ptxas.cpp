@@ -36,9 +36,13 @@ PtxasInfo parse_ptxas_log(const std::string& log, const std::string& what) {
       std::string name = line.substr(p + kProps.size());
       while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
       if (name != entry) entry.clear();
-    } else if (size_t p = line.find(kUsed); p != std::string::npos && !entry.empty() &&
-                                             line.find(" registers", p) != std::string::npos) {
-      info.registers[entry] = uint32_t(std::stoul(line.substr(p + kUsed.size())));
+    } else if (size_t p = line.find(kUsed); p != std::string::npos && !entry.empty()) {
+      // "Used N registers": digits, then the word.
+      size_t d = p + kUsed.size(), e = d;
+      uint32_t n = 0;
+      while (e < line.size() && e - d < 4 && line[e] >= '0' && line[e] <= '9') n = n * 10 + uint32_t(line[e++] - '0');
+      if (e == d || line.compare(e, 10, " registers") != 0) continue;
+      info.registers[entry] = n;
       entry.clear();
     }
   }

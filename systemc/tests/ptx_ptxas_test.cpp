@@ -73,6 +73,9 @@ TEST(Ptxas, ReadsUsedRegistersPerEntry) {
   EXPECT_EQ(info.registers.at("k_one"), 58u);
   EXPECT_EQ(info.registers.at("_Z3k_tIfEvPT_"), 8u);
   EXPECT_THROW(parse_ptxas_log("ptxas info    : 0 bytes gmem\n", "ptxas"), relgpu::InputError);
+  // A malformed count is no count (an InputError, not a crash).
+  EXPECT_THROW(parse_ptxas_log("Compiling entry function 'k' for 'sm_75'\nUsed many registers\n", "ptxas"),
+               relgpu::InputError);
 }
 
 TEST(Ptxas, JsonRoundTripAndErrors) {
