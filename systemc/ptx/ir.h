@@ -230,13 +230,15 @@ struct Function {
   uint32_t line = 0;           // line of the .entry/.func header
   // ---- analysis results (analysis.cpp) ----
   // Registers per thread. Our allocator's count lays out the physical
-  // registers (and .func frames) in the banked RF; ptxas's count (`ptxas -v`,
-  // ptx/ptxas.h; 0 = not known) is what the hardware would allocate. The SM
-  // gives a warp rows for regs_used(): ptxas's count, or ours where ours is
-  // larger, because our physical registers hold real data.
+  // registers (and .func frames); ptxas's count (`ptxas -v`, ptx/ptxas.h;
+  // 0 = not known) is what the hardware allocates. Occupancy and a warp's RF
+  // rows follow regs_used(): ptxas's count when known, else ours. Physical
+  // registers our allocator numbers at or above it (PTX keeps parameters
+  // and 64-bit addresses in registers that SASS reads from the constant
+  // bank) hold their data in the warp's overflow store (sm/regfile.h).
   uint32_t regs_allocator = 0;    // 32-bit registers after our allocation (64-bit values take 2)
   uint32_t regs_ptxas = 0;
-  uint32_t regs_used() const { return regs_ptxas > regs_allocator ? regs_ptxas : regs_allocator; }
+  uint32_t regs_used() const { return regs_ptxas ? regs_ptxas : regs_allocator; }
   std::vector<int32_t> phys_reg;  // per virtual register: first physical 32-bit register
   std::vector<int32_t> tainted_regs;  // registers used under ID-dependent branches
   // ---- additions (parser) ----

@@ -185,10 +185,6 @@ std::string register_note(const LaunchRecord& r) {
     return k + "no ptxas register count; occupancy and register-file rows use relgpu's allocator's " +
            std::to_string(r.regs_allocator) + " registers per thread (ptxas usually needs more, so occupancy may be "
            "optimistic)";
-  if (r.regs_allocator > r.regs_ptxas)
-    return k + "relgpu's register allocator needs " + std::to_string(r.regs_allocator) +
-           " registers per thread, ptxas " + std::to_string(r.regs_ptxas) + "; each warp gets register-file rows for " +
-           std::to_string(r.regs_allocator) + " (the allocator's registers hold the data)";
   return "";
 }
 

@@ -12,15 +12,17 @@
 // the warp in hardware warp slot ws lives at
 //   group = (ws + p) % groups,  row = row_base(ws) + p / groups,
 // where each warp slot gets ceil(Function::regs_used() / groups) consecutive
-// rows (ptxas's count, at least our allocator's).
+// rows (ptxas's count when known).
 // With 1024-bit entries this is exactly bank = (warp_id + reg_id) % banks.
 //
 // What is not in the banks (our choices, the papers are silent):
 // - predicates live in a separate per-warp predicate file (the allocator
 //   gives them no physical register);
-// - registers of .func frames above the kernel's allocation, and registers
-//   the allocator left unassigned, go to a per-warp overflow store (the
-//   hardware would spill them to local memory).
+// - registers of .func frames above the kernel's allocation, physical
+//   registers at or above ptxas's count (our allocator works on PTX, which
+//   needs more registers than SASS for some kernels), and registers the
+//   allocator left unassigned, go to a per-warp overflow store: no bank, no
+//   faults (the hardware would not have them, or spill them).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -106,8 +106,10 @@ TEST(FunctionalSregs, StandInsAreOneSm) {
 }
 
 TEST(TimingSregs, ClocksCountCyclesOfADependentChain) {
-  // sm.sp_latency=20: each add of the chain waits 20 cycles for the one before.
-  TimingDevice t(make_config("gtx480", {"sm.sp_latency=20"}));
+  // sm.sp_latency=20: each add of the chain waits 20 cycles for the one
+  // before. A perfect instruction cache: the chain spans several code lines,
+  // whose misses would add memory round trips to the count.
+  TimingDevice t(make_config("gtx480", {"sm.sp_latency=20", "icache.enable=false"}));
   const ptx::Module& m = t.dev.load_module(chain_ptx(), "chain.ptx");
   uint64_t out = t.dev.malloc(64);
   void* args[] = {&out};
