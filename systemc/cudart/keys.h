@@ -14,4 +14,11 @@ inline const config::Key<int64_t> kGlobalMemBytes{
     "cudaMalloc allocate, module variables included (GTX480: 1.5 GiB)",
     1 << 20, 1099511627776.0};
 
+inline const config::Key<int64_t> kStatsDetailLaunches{
+    "cudart.stats_detail_launches", 32, "launches",
+    "--stats: the first this many launches keep their mechanism stats ('detail') in the stats JSON; "
+    "later launches keep their headline fields and are only summed into the run totals, so that "
+    "memory and the stats file stay bounded for programs with many launches",
+    0, 9.2e18};
+
 }  // namespace relgpu::cudart

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -155,6 +157,13 @@ void** Runtime::register_fatbin(const void* wrapper) {
   }
   // Said now, at program start, so the user sees why before any output.
   if (!m->error.empty()) say_once(m->error);
+  if (m->error_code == cudaErrorNoKernelImageForDevice) {
+    // No kernel could ever run: stop as `relgpu exec` stops a program
+    // linked with the static runtime, before the program does anything.
+    say_once("stopping the program (exit status 2)");
+    std::fflush(nullptr);
+    std::_Exit(2);
+  }
   modules_.push_back(std::move(m));
   ++live_fatbins_;
   return reinterpret_cast<void**>(modules_.back().get());
@@ -405,6 +414,9 @@ void Runtime::fail_kernel(const std::string& kernel, const std::string& msg) {
   int code = kernel_error_code(msg);
   if (!sticky_) sticky_ = code;
   say_once("kernel error: " + msg);
+  if (opt_.dump_ptx_dir.empty() && msg.find(".ptx:") != std::string::npos)
+    say_once("the .ptx file:line above is the program's embedded PTX; relgpu exec --dump-ptx DIR writes it "
+             "to DIR under that name");
   say_once(std::string("the program gets ") + error_name(sticky_) +
            " from its next CUDA call (launch errors are sticky, as on a GPU)");
 }
@@ -428,26 +440,34 @@ void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, si
   rec["dyn_shmem"] = shmem;
   auto sid = streams_.find(s);
   rec["stream"] = sid == streams_.end() ? 0 : sid->second;
-  size_t before = d.launches().size();
+  d.clear_launches();  // this runtime keeps its own records
   try {
     d.launch(k, runtime::Dim3{grid.x, grid.y, grid.z}, runtime::Dim3{block.x, block.y, block.z}, shmem, args);
   } catch (const KernelError& e) {
     rec["error"] = e.what();
     records_.push_back(rec);
+    ++failed_;
     fail_kernel(f.name, e.what());
     return;  // the launch itself "succeeds"; the error is sticky from here on
   } catch (const InputError& e) {
     throw CudaError(cudaErrorInvalidConfiguration, e.what());
   }
-  if (d.launches().size() == before) return;
-  const runtime::LaunchRecord& r = d.launches().back();
+  if (d.launches().empty()) return;
+  runtime::LaunchRecord& r = d.launches().back();
   uint64_t t = launch_time_ps(r);
   sim_time_ps_ += t;
+  thread_insn_ += r.thread_insn;
+  warp_insn_ += r.warp_insn;
   rec["gpu_sim_insn"] = r.thread_insn;
   rec["gpu_warp_insn"] = r.warp_insn;
   if (r.detail.is_object() && r.detail.contains("gpu_sim_cycle")) rec["cycles"] = r.detail["gpu_sim_cycle"];
   rec["sim_time_ps"] = t;
-  if (!r.detail.is_null()) rec["detail"] = r.detail;
+  if (r.detail.is_object()) {
+    gpu::add_json(detail_sum_, r.detail);
+    // Past the limit only the totals keep the detail: bounded memory and file.
+    if (records_.size() < uint64_t(cfg_.get(kStatsDetailLaunches))) rec["detail"] = std::move(r.detail);
+  }
+  d.clear_launches();
   records_.push_back(std::move(rec));
 }
 
@@ -566,42 +586,45 @@ json Runtime::stats_json() const {
   s["program"] = program_name();
   s["command"] = program_args();
   s["mode"] = mode_;
-  uint64_t thread_insn = 0, warp_insn = 0, failed = 0;
-  json detail = json::object();
-  for (const auto& r : records_) {
-    if (r.contains("error")) {
-      ++failed;
-      continue;
-    }
-    thread_insn += r["gpu_sim_insn"].get<uint64_t>();
-    warp_insn += r["gpu_warp_insn"].get<uint64_t>();
-    if (r.contains("detail") && r["detail"].is_object()) gpu::add_json(detail, r["detail"]);
-  }
   s["kernel_launches"] = records_.size();
-  s["failed_launches"] = failed;
-  s["gpu_sim_insn"] = thread_insn;
-  s["gpu_warp_insn"] = warp_insn;
-  for (auto it = detail.begin(); it != detail.end(); ++it) s[it.key()] = *it;
+  s["failed_launches"] = failed_;
+  s["gpu_sim_insn"] = thread_insn_;
+  s["gpu_warp_insn"] = warp_insn_;
+  for (auto it = detail_sum_.begin(); it != detail_sum_.end(); ++it) s[it.key()] = *it;
   gpu::derive_ratios(s);
   s["sim_time_ps"] = sim_time_ps_;
   s["sim_time_model"] = mode_ == "timing" ? "timing model" : "functional estimate: 1 warp instruction per SM per cycle";
+  s["launches_with_detail"] = std::min<uint64_t>(records_.size(), uint64_t(cfg_.get(kStatsDetailLaunches)));
   s["launches"] = records_;
-  s["host"] = {{"wall_s", now_s() - t_start_}};
+  gpu::add_host_rates(s, now_s() - t_start_);
   s["config"] = cfg_.effective();
   s["config_sources"] = cfg_.sources();
   return s;
 }
 
 void Runtime::write_stats() {
-  if (opt_.stats_file.empty() || init_error_code_) return;
+  if (opt_.stats_file.empty() || init_error_code_ || stats_failed_) return;
   std::ofstream f(opt_.stats_file);
-  if (!(f << stats_json().dump(2) << "\n")) say_once(opt_.stats_file + ": cannot write the stats file");
+  if (f << stats_json().dump(2) << "\n" && f.flush()) return;
+  stats_failed_ = true;
+  say_once("--stats " + opt_.stats_file + ": cannot write the stats file (" + std::strerror(errno) +
+           "); the run ends with exit status 2");
 }
 
 void Runtime::finish() {
   if (finished_) return;
   finished_ = true;
   write_stats();
+  finish_summary();
+  if (stats_failed_) {
+    // Asked-for stats are missing: the run must not pass for a good one.
+    std::cout.flush();
+    std::fflush(nullptr);
+    std::_Exit(2);
+  }
+}
+
+void Runtime::finish_summary() {
   if (opt_.quiet || init_error_code_) return;
   uint64_t insn = 0, cycles = 0;
   bool timed = false;
@@ -614,7 +637,7 @@ void Runtime::finish() {
        << " thread instructions";
   if (timed) line << ", " << cycles << " cycles";
   line << " (" << mode_ << " mode)";
-  if (!opt_.stats_file.empty()) line << "; stats in " << opt_.stats_file;
+  if (!opt_.stats_file.empty() && !stats_failed_) line << "; stats in " << opt_.stats_file;
   std::cout.flush();
   std::cerr << "relgpu: " << line.str() << std::endl;
 }

@@ -146,6 +146,7 @@ class Runtime {
   uint64_t launch_time_ps(const runtime::LaunchRecord& r) const;
   config::json stats_json() const;
   void fail_kernel(const std::string& kernel, const std::string& msg);
+  void finish_summary();
 
   std::recursive_mutex mu_;
   Options opt_;
@@ -171,6 +172,9 @@ class Runtime {
   int live_fatbins_ = 0;
   bool finished_ = false;
   config::json records_ = config::json::array();
+  config::json detail_sum_ = config::json::object();  // every launch's detail, summed
+  uint64_t thread_insn_ = 0, warp_insn_ = 0, failed_ = 0;
+  bool stats_failed_ = false;
   double t_start_ = 0;
 };
 

@@ -90,6 +90,9 @@ class Device {
   void synchronize() {}
 
   const std::vector<LaunchRecord>& launches() const { return launches_; }
+  std::vector<LaunchRecord>& launches() { return launches_; }
+  // Drops the records kept so far (a caller that keeps its own, bounded).
+  void clear_launches() { launches_.clear(); }
   func::GlobalMemory& memory() { return *mem_; }
   const config::Config& config() const { return cfg_; }
   // Replaces the engine (the timing model installs itself here).
