@@ -23,6 +23,7 @@
 #include "mem/dram.h"
 #include "mem/l2_cache.h"
 #include "sm/keys.h"
+#include "sm/occupancy.h"
 
 namespace relgpu::cudart {
 
@@ -513,15 +514,12 @@ int Runtime::occupancy(const void* host_fn, int block_size, size_t dyn_shmem) {
   Fn& f = fn_of(host_fn);
   const ptx::Function& k = kernel_of(f);
   if (block_size <= 0) throw CudaError(cudaErrorInvalidValue, "block size must be positive");
-  int64_t warps = (block_size + 31) / 32;
-  int64_t by_threads = get_i(cfg_, sm::kMaxThreads) / (warps * 32);
-  int64_t by_ctas = get_i(cfg_, sm::kMaxCtas);
-  int64_t sh = int64_t(k.shared_bytes + dyn_shmem);
-  int64_t by_shared = sh ? get_i(cfg_, sm::kSharedBytes) / sh : by_ctas;
-  int64_t regs_sm = get_i(cfg_, sm::kRfBanks) * get_i(cfg_, sm::kRfEntries) * get_i(cfg_, sm::kRfEntryBits) / 32;
-  int64_t regs = int64_t(std::max<uint32_t>(k.regs_per_thread, 1)) * warps * 32;
-  int64_t by_regs = regs_sm / regs;
-  return int(std::max<int64_t>(0, std::min({by_threads, by_ctas, by_shared, by_regs})));
+  // The rule the timing model (and the functional engine) apply.
+  sm::CtaShape shape;
+  shape.threads = uint32_t(block_size);
+  shape.regs_per_thread = k.regs_per_thread;
+  shape.shared_bytes = k.shared_bytes + dyn_shmem;
+  return int(std::min<uint64_t>(sm::resident_ctas(cfg_, shape), INT32_MAX));
 }
 
 // ---------------------------------------------------------------- streams and events
