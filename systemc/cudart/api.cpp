@@ -267,7 +267,18 @@ API cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
   }, false);
 }
 
-API cudaError_t cudaDeviceSetCacheConfig(int) { return cudaSuccess; }
+// The L1/shared split is fixed by the configuration (sm.shared_bytes,
+// l1d.sets x l1d.ways): a preference other than "none" is refused, saying so.
+[[noreturn]] static void fixed_split(const std::string& what) {
+  throw CudaError(cudaErrorNotSupported, what + " cannot change the modelled L1/shared-memory split, which the "
+                                                "configuration fixes (sm.shared_bytes, l1d.sets x l1d.ways)");
+}
+static void cache_preference(int pref) {
+  if (pref != 0) fixed_split("cache preference " + std::to_string(pref));  // 0: cudaFuncCachePreferNone
+}
+API cudaError_t cudaDeviceSetCacheConfig(int pref) {
+  return api("cudaDeviceSetCacheConfig", [&](Runtime&) { cache_preference(pref); });
+}
 API cudaError_t cudaDeviceGetCacheConfig(int* c) {
   if (c) *c = 0;
   return c ? cudaSuccess : null_arg("cudaDeviceGetCacheConfig");
@@ -299,6 +310,32 @@ API cudaError_t cudaMalloc(void** p, size_t n) {
 
 API cudaError_t cudaFree(void* p) {
   return api("cudaFree", [&](Runtime& r) { r.free(p); });
+}
+
+// Streams run serialized, so stream-ordered allocation is allocation now.
+API cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t s) {
+  if (!p) return null_arg("cudaMallocAsync");
+  return api("cudaMallocAsync", [&](Runtime& r) {
+    r.check_stream(s);
+    *p = r.malloc(n);
+  });
+}
+API cudaError_t cudaMallocAsync_ptsz(void** p, size_t n, cudaStream_t s) { return cudaMallocAsync(p, n, s); }
+API cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
+  return api("cudaFreeAsync", [&](Runtime& r) {
+    r.check_stream(s);
+    r.free(p);
+  });
+}
+API cudaError_t cudaFreeAsync_ptsz(void* p, cudaStream_t s) { return cudaFreeAsync(p, s); }
+
+API cudaError_t cudaMallocManaged(void** p, size_t n, unsigned flags) {
+  if (!p) return null_arg("cudaMallocManaged");
+  return api("cudaMallocManaged", [&](Runtime& r) {
+    if (flags != 1 && flags != 2)  // cudaMemAttachGlobal, cudaMemAttachHost
+      throw CudaError(cudaErrorInvalidValue, "flags must be cudaMemAttachGlobal or cudaMemAttachHost");
+    *p = r.malloc_managed(n);
+  });
 }
 
 API cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height) {
@@ -410,11 +447,21 @@ API cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s) {
   });
 }
 API cudaError_t cudaMemsetAsync_ptsz(void* p, int v, size_t n, cudaStream_t s) { return cudaMemsetAsync(p, v, n, s); }
+static void memset_2d(Runtime& r, void* p, size_t pitch, int v, size_t width, size_t height) {
+  if (width > pitch) throw CudaError(cudaErrorInvalidPitchValue, "width exceeds the pitch");
+  for (size_t y = 0; y < height; ++y) r.memset(static_cast<char*>(p) + y * pitch, v, width);
+}
 API cudaError_t cudaMemset2D(void* p, size_t pitch, int v, size_t width, size_t height) {
-  return api("cudaMemset2D", [&](Runtime& r) {
-    if (width > pitch) throw CudaError(cudaErrorInvalidPitchValue, "width exceeds the pitch");
-    for (size_t y = 0; y < height; ++y) r.memset(static_cast<char*>(p) + y * pitch, v, width);
+  return api("cudaMemset2D", [&](Runtime& r) { memset_2d(r, p, pitch, v, width, height); });
+}
+API cudaError_t cudaMemset2DAsync(void* p, size_t pitch, int v, size_t width, size_t height, cudaStream_t s) {
+  return api("cudaMemset2DAsync", [&](Runtime& r) {
+    r.check_stream(s);
+    memset_2d(r, p, pitch, v, width, height);
   });
+}
+API cudaError_t cudaMemset2DAsync_ptsz(void* p, size_t pitch, int v, size_t width, size_t height, cudaStream_t s) {
+  return cudaMemset2DAsync(p, pitch, v, width, height, s);
 }
 
 // ---- __device__ / __constant__ variables
@@ -571,6 +618,37 @@ API cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, v
   return cudaLaunchKernel(func, grid, block, args, shmem, s);
 }
 
+API cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                                           cudaStream_t s) {
+  return api("cudaLaunchCooperativeKernel",
+             [&](Runtime& r) { r.launch_host_fn(func, grid, block, args, shmem, s, true); });
+}
+API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                                                cudaStream_t s) {
+  return cudaLaunchCooperativeKernel(func, grid, block, args, shmem, s);
+}
+
+// What cudaLaunchKernelEx calls. Of the attributes only `cooperative`
+// changes how relgpu runs a launch; the others are performance hints.
+API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* func, void** args) {
+  if (!c || (c->numAttrs && !c->attrs)) return null_arg("cudaLaunchKernelExC");
+  bool coop = false;
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == cudaLaunchAttributeCooperative) coop = c->attrs[i].val.cooperative != 0;
+  return api("cudaLaunchKernelExC", [&](Runtime& r) {
+    r.launch_host_fn(func, c->gridDim, c->blockDim, args, c->dynamicSmemBytes, c->stream, coop);
+  });
+}
+API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* c, const void* func, void** args) {
+  return cudaLaunchKernelExC(c, func, args);
+}
+
+API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* n, const void* func, int ctas, int block_size) {
+  if (!n) return null_arg("cudaOccupancyAvailableDynamicSMemPerBlock");
+  return api("cudaOccupancyAvailableDynamicSMemPerBlock",
+             [&](Runtime& r) { *n = r.available_dyn_shared(func, ctas, block_size); });
+}
+
 API cudaError_t cudaGetKernel(cudaKernel_t* k, const void* func) { return __cudaGetKernel(k, func); }
 
 API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* func) {
@@ -580,13 +658,19 @@ API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* func) {
 
 API cudaError_t cudaFuncSetAttribute(const void* func, int attr, int value) {
   return api("cudaFuncSetAttribute", [&](Runtime& r) {
+    r.func_name(func);  // a valid kernel
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) r.set_max_dynamic_shared(func, value);
-    else r.func_name(func);  // other attributes are hints: accepted for a valid kernel
+    // -1: cudaSharedmemCarveoutDefault. Other attributes are hints.
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout && value != -1)
+      fixed_split("a shared-memory carveout of " + std::to_string(value) + "%");
   });
 }
 
-API cudaError_t cudaFuncSetCacheConfig(const void* func, int) {
-  return api("cudaFuncSetCacheConfig", [&](Runtime& r) { r.func_name(func); });
+API cudaError_t cudaFuncSetCacheConfig(const void* func, int pref) {
+  return api("cudaFuncSetCacheConfig", [&](Runtime& r) {
+    r.func_name(func);
+    cache_preference(pref);
+  });
 }
 API cudaError_t cudaFuncSetSharedMemConfig(const void* func, int) {
   return api("cudaFuncSetSharedMemConfig", [&](Runtime& r) { r.func_name(func); });

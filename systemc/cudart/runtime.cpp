@@ -1,6 +1,7 @@
 #include "cudart/runtime.h"
 
 #include <cxxabi.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -118,6 +119,8 @@ uint64_t Runtime::global_mem_bytes() const { return uint64_t(cfg_.get(kGlobalMem
 
 void Runtime::reset() {
   write_stats();
+  for (auto& [p, m] : managed_) munmap(reinterpret_cast<void*>(p), m.bytes);
+  managed_.clear();
   dev_.reset();
   for (void* p : host_allocs_) std::free(p);
   host_allocs_.clear();
@@ -333,7 +336,52 @@ void* Runtime::malloc(size_t n) {
 
 void Runtime::free(void* p) {
   if (!p) return;
+  auto m = managed_.find(reinterpret_cast<uintptr_t>(p));
+  if (m != managed_.end()) {
+    device().free(m->second.alloc);
+    munmap(p, m->second.bytes);
+    managed_.erase(m);
+    return;
+  }
   device().free(reinterpret_cast<runtime::DevPtr>(p));
+}
+
+void* Runtime::malloc_managed(size_t n) {
+  if (n == 0) throw CudaError(cudaErrorInvalidValue, "cudaMallocManaged of 0 bytes");
+  // A page-aligned part of a device allocation, mapped at the same address
+  // on the host, so the one pointer works on both sides.
+  const size_t page = 4096, bytes = (n + page - 1) / page * page;
+  auto a = reinterpret_cast<uintptr_t>(malloc(bytes + page));
+  uintptr_t p = (a + page - 1) & ~uintptr_t(page - 1);
+  void* m = mmap(reinterpret_cast<void*>(p), bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (m != reinterpret_cast<void*>(p)) {
+    if (m != MAP_FAILED) munmap(m, bytes);
+    device().free(a);
+    std::ostringstream s;
+    s << "cudaMallocManaged of " << n << " bytes: the host cannot map memory at the device address 0x" << std::hex
+      << p << " (" << std::strerror(errno) << ")";
+    throw CudaError(cudaErrorMemoryAllocation, s.str());
+  }
+  managed_[p] = Managed{a, bytes};
+  return m;
+}
+
+bool Runtime::is_managed(const void* p, size_t n) const {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = managed_.upper_bound(a);
+  if (it == managed_.begin()) return false;
+  --it;
+  return a >= it->first && a + n <= it->first + it->second.bytes;
+}
+
+// The host's view is the truth between launches (streams are serialized).
+void Runtime::managed_to_device() {
+  for (auto& [p, m] : managed_) device().memcpy_to_device(p, reinterpret_cast<const void*>(p), m.bytes);
+}
+
+void Runtime::managed_to_host() {
+  for (auto& [p, m] : managed_) device().memcpy_to_host(reinterpret_cast<void*>(p), p, m.bytes);
 }
 
 void* Runtime::malloc_host(size_t n) {
@@ -363,6 +411,15 @@ void Runtime::memcpy(void* dst, const void* src, size_t n, int kind) {
               : (dd ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
   }
   auto dp = [](const void* p) { return reinterpret_cast<runtime::DevPtr>(p); };
+  bool sm = is_managed(src, n), dm = is_managed(dst, n);
+  if (sm || dm) {
+    // Managed memory is copied through its host mapping, whatever the kind says.
+    bool sd = !sm && is_device(src), dd = !dm && is_device(dst);
+    if (sd) d.memcpy_to_host(dst, dp(src), n);
+    else if (dd) d.memcpy_to_device(dp(dst), src, n);
+    else std::memmove(dst, src, n);
+    return;
+  }
   switch (kind) {
     case cudaMemcpyHostToHost: std::memmove(dst, src, n); return;
     case cudaMemcpyHostToDevice: d.memcpy_to_device(dp(dst), src, n); return;
@@ -374,6 +431,10 @@ void Runtime::memcpy(void* dst, const void* src, size_t n, int kind) {
 
 void Runtime::memset(void* dst, int value, size_t n) {
   if (n == 0) return;
+  if (is_managed(dst, n)) {
+    std::memset(dst, value, n);
+    return;
+  }
   device().memset(reinterpret_cast<runtime::DevPtr>(dst), value, n);
 }
 
@@ -422,7 +483,8 @@ void Runtime::fail_kernel(const std::string& kernel, const std::string& msg) {
            " from its next CUDA call (launch errors are sticky, as on a GPU)");
 }
 
-void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s) {
+void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s,
+                     bool cooperative) {
   if (!handle) throw CudaError(cudaErrorInvalidDeviceFunction, "launch of a function that is not a registered kernel");
   check_stream(s);
   Fn& f = *reinterpret_cast<Fn*>(handle);
@@ -442,9 +504,30 @@ void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, si
   auto sid = streams_.find(s);
   rec["stream"] = sid == streams_.end() ? 0 : sid->second;
   d.clear_launches();  // this runtime keeps its own records
+  if (cooperative) {
+    // Grid-wide barriers need every CTA resident at once.
+    sm::CtaShape shape;
+    shape.threads = uint32_t(uint64_t(block.x) * block.y * block.z);
+    shape.regs_per_thread = k.regs_per_thread;
+    shape.shared_bytes = k.shared_bytes + shmem;
+    uint64_t per_sm = sm::resident_ctas(cfg_, shape), sms = uint64_t(cfg_.get(gpu::kNumSms));
+    uint64_t ctas = uint64_t(grid.x) * grid.y * grid.z;
+    if (ctas > per_sm * sms)
+      throw CudaError(cudaErrorCooperativeLaunchTooLarge,
+                      "cooperative launch of '" + demangle(f.name) + "' with " + std::to_string(ctas) +
+                          " CTAs: at most " + std::to_string(per_sm * sms) + " can be resident at once (" +
+                          std::to_string(per_sm) + " per SM x " + std::to_string(sms) + " SMs)");
+    if (!grid_ws_ || grid_ws_generation_ != generation_) grid_ws_ = d.malloc(256), grid_ws_generation_ = generation_;
+    const uint32_t ws[2] = {8, 0};  // cooperative groups' {wsSize, barrier}
+    d.memcpy_to_device(grid_ws_, ws, sizeof ws);
+  }
+  d.set_grid_workspace(cooperative ? grid_ws_ : 0);
+  managed_to_device();
   try {
     d.launch(k, runtime::Dim3{grid.x, grid.y, grid.z}, runtime::Dim3{block.x, block.y, block.z}, shmem, args);
+    managed_to_host();
   } catch (const KernelError& e) {
+    managed_to_host();
     rec["error"] = e.what();
     records_.push_back(rec);
     ++failed_;
@@ -472,8 +555,21 @@ void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, si
   records_.push_back(std::move(rec));
 }
 
-void Runtime::launch_host_fn(const void* host_fn, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s) {
-  launch(reinterpret_cast<cudaKernel_t>(&fn_of(host_fn)), grid, block, args, shmem, s);
+void Runtime::launch_host_fn(const void* host_fn, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s,
+                             bool cooperative) {
+  launch(reinterpret_cast<cudaKernel_t>(&fn_of(host_fn)), grid, block, args, shmem, s, cooperative);
+}
+
+size_t Runtime::available_dyn_shared(const void* host_fn, int ctas, int block_size) {
+  const ptx::Function& k = kernel_of(fn_of(host_fn));
+  if (ctas <= 0 || block_size <= 0) throw CudaError(cudaErrorInvalidValue, "numBlocks and blockSize must be positive");
+  sm::CtaShape shape;
+  shape.threads = uint32_t(block_size);
+  shape.regs_per_thread = k.regs_per_thread;
+  if (sm::resident_ctas(cfg_, shape) < uint64_t(ctas)) return 0;  // other limits already forbid it
+  uint64_t per = uint64_t(cfg_.get(sm::kSharedBytes)) / uint64_t(ctas);
+  per = std::min<uint64_t>(per, uint64_t(cfg_.get(runtime::kSharedBytesPerBlock)));
+  return per > k.shared_bytes ? size_t(per - k.shared_bytes) : 0;
 }
 
 void Runtime::func_attributes(const void* host_fn, cudaFuncAttributes& a) {
@@ -677,6 +773,7 @@ const ErrText kErrors[] = {
     {715, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
     {716, "cudaErrorMisalignedAddress", "misaligned address"},
     {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {720, "cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"},
     {800, "cudaErrorNotPermitted", "operation not permitted"},
     {801, "cudaErrorNotSupported", "operation not supported"},
     {999, "cudaErrorUnknown", "unknown error"},

@@ -34,6 +34,7 @@ void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, run
                         runtime::Dim3 block, uint64_t dyn_shmem, const std::vector<uint8_t>& params,
                         runtime::LaunchRecord& rec) {
   LaunchCtx ctx = launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
+  ctx.grid_workspace = grid_workspace;
 
   // The resident CTAs run together, as on a GPU: as many as the timing
   // model would hold (sm::resident_ctas on every SM), so that a CTA waiting

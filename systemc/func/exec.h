@@ -58,6 +58,7 @@ struct LaunchCtx {
   uint64_t gridid = 0;
   uint64_t stack_bytes = 1024;                    // per-thread stack above the kernel frame
   uint64_t max_warp_insn = UINT64_MAX;            // runaway guard, per launch
+  uint64_t grid_workspace = 0;  // cooperative launch: cooperative groups' grid barrier, read as %envreg1:%envreg2
 };
 
 // Kind of execution, resolved once per instruction at decode.

@@ -67,6 +67,7 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
                       "in this process and cannot run further launches");
   Gpu& g = elaborate();
   ctx_ = func::launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
+  ctx_.grid_workspace = grid_workspace;
   sm::CtaShape shape;
   shape.threads = uint32_t(block.count());
   shape.regs_per_thread = kernel.regs_per_thread;

@@ -62,6 +62,8 @@ class Engine {
   virtual void host_wrote(uint64_t addr, uint64_t n, bool copy) {}
   // The host is about to read device memory: write back what is cached dirty.
   virtual void host_reads(uint64_t addr, uint64_t n) {}
+  // The next launches' grid workspace (cooperative launches; 0: none).
+  uint64_t grid_workspace = 0;
 };
 
 class Device {
@@ -88,6 +90,8 @@ class Device {
   // args[i] points at the value of kernel parameter i (cudaLaunchKernel form).
   void launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_shmem, void* const* args);
   void synchronize() {}
+  // Cooperative launches: the grid workspace the next launches see (0: none).
+  void set_grid_workspace(DevPtr p) { engine_->grid_workspace = p; }
 
   const std::vector<LaunchRecord>& launches() const { return launches_; }
   std::vector<LaunchRecord>& launches() { return launches_; }

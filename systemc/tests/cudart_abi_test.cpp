@@ -150,6 +150,15 @@ TEST(CudartAbi, StructLayoutsMatchCuda13) {
   EXPECT_EQ(offsetof(mine::dim3, x), offsetof(::dim3, x)) << "dim3.x";
   EXPECT_EQ(offsetof(mine::dim3, y), offsetof(::dim3, y)) << "dim3.y";
   EXPECT_EQ(offsetof(mine::dim3, z), offsetof(::dim3, z)) << "dim3.z";
+  EXPECT_EQ(sizeof(mine::cudaLaunchConfig_t), sizeof(::cudaLaunchConfig_t)) << "cudaLaunchConfig_t";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, gridDim), offsetof(::cudaLaunchConfig_t, gridDim)) << "cudaLaunchConfig_t.gridDim";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, blockDim), offsetof(::cudaLaunchConfig_t, blockDim)) << "cudaLaunchConfig_t.blockDim";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, dynamicSmemBytes), offsetof(::cudaLaunchConfig_t, dynamicSmemBytes)) << "cudaLaunchConfig_t.dynamicSmemBytes";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, stream), offsetof(::cudaLaunchConfig_t, stream)) << "cudaLaunchConfig_t.stream";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, attrs), offsetof(::cudaLaunchConfig_t, attrs)) << "cudaLaunchConfig_t.attrs";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, numAttrs), offsetof(::cudaLaunchConfig_t, numAttrs)) << "cudaLaunchConfig_t.numAttrs";
+  EXPECT_EQ(sizeof(mine::cudaLaunchAttribute), sizeof(::cudaLaunchAttribute)) << "cudaLaunchAttribute";
+  EXPECT_EQ(offsetof(mine::cudaLaunchAttribute, val), offsetof(::cudaLaunchAttribute, val)) << "cudaLaunchAttribute.val";
 }
 
 TEST(CudartAbi, EnumValuesMatchCuda13) {
@@ -161,7 +170,8 @@ TEST(CudartAbi, EnumValuesMatchCuda13) {
   SAME(cudaErrorUnsupportedLimit); SAME(cudaErrorInvalidPtx); SAME(cudaErrorInvalidResourceHandle);
   SAME(cudaErrorNotReady); SAME(cudaErrorIllegalAddress); SAME(cudaErrorLaunchTimeout);
   SAME(cudaErrorIllegalInstruction); SAME(cudaErrorMisalignedAddress); SAME(cudaErrorLaunchFailure);
-  SAME(cudaErrorNotSupported); SAME(cudaErrorUnknown);
+  SAME(cudaErrorNotSupported); SAME(cudaErrorUnknown); SAME(cudaErrorCooperativeLaunchTooLarge);
+  SAME(cudaLaunchAttributeCooperative);
   SAME(cudaMemcpyHostToHost); SAME(cudaMemcpyHostToDevice); SAME(cudaMemcpyDeviceToHost);
   SAME(cudaMemcpyDeviceToDevice); SAME(cudaMemcpyDefault);
   SAME(cudaDevAttrMaxThreadsPerBlock); SAME(cudaDevAttrClockRate); SAME(cudaDevAttrMultiProcessorCount);
