@@ -251,7 +251,16 @@ API cudaError_t cudaDeviceSetLimit(int limit, size_t value) {
                                                        " bytes: set the stack with --set func.stack_bytes=" +
                                                        std::to_string(value) + " instead (now " +
                                                        std::to_string(have) + ")");
-    } else if (limit != cudaLimitPrintfFifoSize && limit != cudaLimitMallocHeapSize) {
+    } else if (limit == cudaLimitMallocHeapSize) {
+      relgpu::func::GlobalMemory& m = r.device().memory();
+      if (m.heap_base())
+        throw CudaError(cudaErrorInvalidValue, "cudaLimitMallocHeapSize: a kernel already used device malloc, "
+                                               "which fixed the heap at " + std::to_string(m.heap_limit) + " bytes");
+      if (value < 16 || m.bytes_allocated() + value > r.global_mem_bytes())
+        throw CudaError(cudaErrorInvalidValue, "cudaLimitMallocHeapSize " + std::to_string(value) +
+                                                   " bytes: must be at least 16 and fit in the free device memory");
+      m.heap_limit = value;
+    } else if (limit != cudaLimitPrintfFifoSize) {
       throw CudaError(cudaErrorUnsupportedLimit, "");
     }
   }, false);
@@ -262,7 +271,7 @@ API cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
   return api("cudaDeviceGetLimit", [&](Runtime& r) {
     if (limit == cudaLimitStackSize) *value = size_t(r.config().value("func.stack_bytes").get<int64_t>());
     else if (limit == cudaLimitPrintfFifoSize) *value = 1 << 20;
-    else if (limit == cudaLimitMallocHeapSize) *value = 8 << 20;
+    else if (limit == cudaLimitMallocHeapSize) *value = size_t(r.device().memory().heap_limit);
     else throw CudaError(cudaErrorUnsupportedLimit, "");
   }, false);
 }

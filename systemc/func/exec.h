@@ -100,7 +100,7 @@ struct DInstr {
   bool alocal = false;
   int32_t target = -1, ipdom = -1;
   const Code* callee = nullptr;
-  enum class Builtin : uint8_t { none, vprintf, assertfail } builtin = Builtin::none;
+  enum class Builtin : uint8_t { none, vprintf, assertfail, malloc, free } builtin = Builtin::none;
   int32_t ret_sym = -1, arg_syms[8];  // call: caller temporaries (frame param slots)
   uint8_t nargs = 0;
 };
@@ -234,6 +234,7 @@ class Executor {
   void do_call(Cta& cta, Warp& w, InFlight& f);
   void do_return(Cta& cta, Warp& w);
   void builtin_call(Cta& cta, Warp& w, InFlight& f);
+  void heap_call(Cta& cta, Warp& w, InFlight& f);
   void remove_threads(Warp& w, uint32_t m, bool all_frames);
   void normalize(Cta& cta, Warp& w);
   void arrive(Cta& cta, Warp& w, InFlight& f);
