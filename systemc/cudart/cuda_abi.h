@@ -85,6 +85,28 @@ struct cudaLaunchConfig_t {
 };
 static_assert(sizeof(cudaLaunchAttribute) == 72, "cudaLaunchAttribute layout");
 
+// 3-D linear memory (cudaMalloc3D, cudaMemcpy3D, cudaMemset3D).
+struct cudaPitchedPtr {
+  void* ptr;
+  size_t pitch, xsize, ysize;
+};
+struct cudaExtent {
+  size_t width, height, depth;  // width in bytes for linear memory
+};
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaMemcpy3DParms {
+  void* srcArray;  // cudaArray_t: arrays are not supported
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  void* dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  int kind;
+};
+
 struct cudaUUID_t {
   char bytes[16];
 };
@@ -224,14 +246,6 @@ struct cudaPointerAttributes {
 struct cudaChannelFormatDesc {
   int x, y, z, w;
   int f;  // enum cudaChannelFormatKind
-};
-
-struct cudaPitchedPtr {
-  void* ptr;
-  size_t pitch, xsize, ysize;
-};
-struct cudaExtent {
-  size_t width, height, depth;
 };
 
 // cudaDeviceAttr values relgpu answers (driver_types.h).

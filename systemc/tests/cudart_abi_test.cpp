@@ -158,6 +158,28 @@ TEST(CudartAbi, StructLayoutsMatchCuda13) {
   EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, attrs), offsetof(::cudaLaunchConfig_t, attrs)) << "cudaLaunchConfig_t.attrs";
   EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, numAttrs), offsetof(::cudaLaunchConfig_t, numAttrs)) << "cudaLaunchConfig_t.numAttrs";
   EXPECT_EQ(sizeof(mine::cudaLaunchAttribute), sizeof(::cudaLaunchAttribute)) << "cudaLaunchAttribute";
+  EXPECT_EQ(sizeof(mine::cudaPitchedPtr), sizeof(::cudaPitchedPtr)) << "cudaPitchedPtr";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, ptr), offsetof(::cudaPitchedPtr, ptr)) << "cudaPitchedPtr.ptr";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, pitch), offsetof(::cudaPitchedPtr, pitch)) << "cudaPitchedPtr.pitch";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, xsize), offsetof(::cudaPitchedPtr, xsize)) << "cudaPitchedPtr.xsize";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, ysize), offsetof(::cudaPitchedPtr, ysize)) << "cudaPitchedPtr.ysize";
+  EXPECT_EQ(sizeof(mine::cudaExtent), sizeof(::cudaExtent)) << "cudaExtent";
+  EXPECT_EQ(offsetof(mine::cudaExtent, width), offsetof(::cudaExtent, width)) << "cudaExtent.width";
+  EXPECT_EQ(offsetof(mine::cudaExtent, height), offsetof(::cudaExtent, height)) << "cudaExtent.height";
+  EXPECT_EQ(offsetof(mine::cudaExtent, depth), offsetof(::cudaExtent, depth)) << "cudaExtent.depth";
+  EXPECT_EQ(sizeof(mine::cudaPos), sizeof(::cudaPos)) << "cudaPos";
+  EXPECT_EQ(offsetof(mine::cudaPos, x), offsetof(::cudaPos, x)) << "cudaPos.x";
+  EXPECT_EQ(offsetof(mine::cudaPos, y), offsetof(::cudaPos, y)) << "cudaPos.y";
+  EXPECT_EQ(offsetof(mine::cudaPos, z), offsetof(::cudaPos, z)) << "cudaPos.z";
+  EXPECT_EQ(sizeof(mine::cudaMemcpy3DParms), sizeof(::cudaMemcpy3DParms)) << "cudaMemcpy3DParms";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, srcArray), offsetof(::cudaMemcpy3DParms, srcArray)) << "cudaMemcpy3DParms.srcArray";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, srcPos), offsetof(::cudaMemcpy3DParms, srcPos)) << "cudaMemcpy3DParms.srcPos";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, srcPtr), offsetof(::cudaMemcpy3DParms, srcPtr)) << "cudaMemcpy3DParms.srcPtr";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, dstArray), offsetof(::cudaMemcpy3DParms, dstArray)) << "cudaMemcpy3DParms.dstArray";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, dstPos), offsetof(::cudaMemcpy3DParms, dstPos)) << "cudaMemcpy3DParms.dstPos";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, dstPtr), offsetof(::cudaMemcpy3DParms, dstPtr)) << "cudaMemcpy3DParms.dstPtr";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, extent), offsetof(::cudaMemcpy3DParms, extent)) << "cudaMemcpy3DParms.extent";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, kind), offsetof(::cudaMemcpy3DParms, kind)) << "cudaMemcpy3DParms.kind";
   EXPECT_EQ(offsetof(mine::cudaLaunchAttribute, val), offsetof(::cudaLaunchAttribute, val)) << "cudaLaunchAttribute.val";
 }
 
