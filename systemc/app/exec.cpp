@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "app/args.h"
@@ -19,6 +20,7 @@
 #include "common/error.h"
 #include "cudart/elf.h"
 #include "cudart/keys.h"
+#include "gpu/mode.h"
 
 namespace relgpu::app {
 
@@ -43,7 +45,8 @@ options:
   -h, --help             this text
 
 exit status: the program's; 2 when relgpu cannot start it (bad option or
-configuration, a program linked with the static CUDA runtime, ...)
+configuration, a program linked with the static CUDA runtime or without PTX,
+an unwritable --stats file, ...) or cannot write the stats it was asked for
 )";
 
 // The directory holding libcudart.so.13: $RELGPU_CUDART_DIR, else ../lib
@@ -95,7 +98,7 @@ int cmd_exec(Args& a) {
       return 0;
     } else if (opt == "--config") config_file = v();
     else if (opt == "--set") sets.push_back(v());
-    else if (opt == "--mode") sets.push_back("sim.mode=" + v());
+    else if (opt == "--mode") sets.push_back(gpu::mode_option(a.command(), v()));
     else if (opt == "--stats") stats_file = v();
     else if (opt == "--dump-ptx") dump_dir = v();
     else if (opt == "--quiet") quiet = true;
@@ -157,6 +160,12 @@ int cmd_exec(Args& a) {
   if (!stats_file.empty()) {
     std::error_code ec;
     fs::remove(stats_file, ec);  // a stale file must not pass for this run's
+    // Found now rather than after the whole run.
+    std::ofstream probe(stats_file);
+    if (!probe)
+      throw InputError("exec: --stats " + stats_file + ": cannot write the stats file (" + std::strerror(errno) + ")");
+    probe.close();
+    fs::remove(stats_file, ec);
   }
   if (!dump_dir.empty()) {
     std::error_code ec;

@@ -64,7 +64,7 @@ int cmd_run(Args& a) {
     } else if (opt == "--size") size_text = v();
     else if (opt == "--config") config_file = v();
     else if (opt == "--set") sets.push_back(v());
-    else if (opt == "--mode") sets.push_back("sim.mode=" + v());
+    else if (opt == "--mode") sets.push_back(gpu::mode_option(a.command(), v()));
     else if (opt == "--seed") seed = parse_u64(v(), "--seed");
     else if (opt == "--stats") stats_file = v();
     else if (opt == "--csv") csv_file = v();

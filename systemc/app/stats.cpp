@@ -44,23 +44,7 @@ json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Confi
   s["output_check"] = r.pass ? "pass" : "fail";
   s["output_message"] = r.check_message;
   s["launches"] = launches;
-  s["host"] = {{"wall_s", r.wall_s},
-               {"sim_rate_thread_insn_per_s", r.wall_s > 0 ? thread_insn / r.wall_s : 0.0}};
-  if (s.contains("gpu_sim_cycle")) {
-    // Timing mode: GPGPU-Sim's simulation rate in cycles, and how much
-    // slower than the silicon the model runs (wall time / simulated time).
-    double cycles = s["gpu_sim_cycle"].get<double>(), sim_s = s.value("sim_time_ps", 0.0) * 1e-12;
-    s["host"]["sim_rate_cycle_per_s"] = r.wall_s > 0 ? cycles / r.wall_s : 0.0;
-    s["host"]["silicon_slowdown"] = sim_s > 0 ? r.wall_s / sim_s : 0.0;
-  }
-  // Top-level copies of the host rates, under the names the issue and
-  // GPGPU-Sim users look for.
-  s["wall_s"] = r.wall_s;
-  s["sim_rate_thread_insn_per_s"] = s["host"]["sim_rate_thread_insn_per_s"];
-  if (s["host"].contains("sim_rate_cycle_per_s")) {
-    s["sim_rate_cycle_per_s"] = s["host"]["sim_rate_cycle_per_s"];
-    s["silicon_slowdown"] = s["host"]["silicon_slowdown"];
-  }
+  gpu::add_host_rates(s, r.wall_s);
   s["config"] = cfg.effective();
   s["config_sources"] = cfg.sources();
   return s;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "cudart/api_call.h"
 #include "cudart/cuda_abi.h"
 #include "cudart/runtime.h"
 #include "func/memory.h"
@@ -16,49 +17,11 @@ using relgpu::InputError;
 using relgpu::KernelError;
 using relgpu::cudart::CudaError;
 using relgpu::cudart::Runtime;
-
-#define API extern "C" __attribute__((visibility("default")))
+using relgpu::cudart::api;
+using relgpu::cudart::null_arg;
+using relgpu::cudart::rt;
 
 namespace {
-
-Runtime& rt() { return Runtime::instance(); }
-
-// Runs `f` under the runtime's lock. `device_call`: fails with the sticky
-// error of an earlier kernel fault, as every device call does on a GPU.
-template <class F> cudaError_t api(const char* name, F&& f, bool device_call = true) {
-  Runtime& r = rt();
-  std::lock_guard<std::recursive_mutex> lock(r.mutex());
-  if (r.init_error()) {
-    r.say_once(r.init_message());
-    return r.init_error();
-  }
-  if (device_call && r.sticky()) return r.sticky();
-  int code = cudaSuccess;
-  try {
-    f(r);
-  } catch (const CudaError& e) {
-    code = e.code;
-    if (*e.what()) r.say_once(std::string(name) + ": " + e.what());
-  } catch (const InputError& e) {
-    code = cudaErrorInvalidValue;
-    r.say_once(std::string(name) + ": " + e.what());
-  } catch (const KernelError& e) {
-    code = relgpu::cudart::kernel_error_code(e.what());
-    r.say_once(std::string(name) + ": kernel error: " + e.what());
-  } catch (const std::bad_alloc&) {
-    code = cudaErrorMemoryAllocation;
-  } catch (const std::exception& e) {
-    code = cudaErrorUnknown;
-    r.say_once(std::string(name) + ": internal error: " + e.what());
-  }
-  r.set_last(code);
-  return code;
-}
-
-cudaError_t null_arg(const char* name) {
-  rt().set_last(cudaErrorInvalidValue);
-  return cudaErrorInvalidValue;
-}
 
 struct CallConfig {
   dim3 grid, block;
@@ -251,7 +214,16 @@ API cudaError_t cudaDeviceSetLimit(int limit, size_t value) {
                                                        " bytes: set the stack with --set func.stack_bytes=" +
                                                        std::to_string(value) + " instead (now " +
                                                        std::to_string(have) + ")");
-    } else if (limit != cudaLimitPrintfFifoSize && limit != cudaLimitMallocHeapSize) {
+    } else if (limit == cudaLimitMallocHeapSize) {
+      relgpu::func::GlobalMemory& m = r.device().memory();
+      if (m.heap_base())
+        throw CudaError(cudaErrorInvalidValue, "cudaLimitMallocHeapSize: a kernel already used device malloc, "
+                                               "which fixed the heap at " + std::to_string(m.heap_limit) + " bytes");
+      if (value < 16 || m.bytes_allocated() + value > r.global_mem_bytes())
+        throw CudaError(cudaErrorInvalidValue, "cudaLimitMallocHeapSize " + std::to_string(value) +
+                                                   " bytes: must be at least 16 and fit in the free device memory");
+      m.heap_limit = value;
+    } else if (limit != cudaLimitPrintfFifoSize) {
       throw CudaError(cudaErrorUnsupportedLimit, "");
     }
   }, false);
@@ -262,12 +234,23 @@ API cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
   return api("cudaDeviceGetLimit", [&](Runtime& r) {
     if (limit == cudaLimitStackSize) *value = size_t(r.config().value("func.stack_bytes").get<int64_t>());
     else if (limit == cudaLimitPrintfFifoSize) *value = 1 << 20;
-    else if (limit == cudaLimitMallocHeapSize) *value = 8 << 20;
+    else if (limit == cudaLimitMallocHeapSize) *value = size_t(r.device().memory().heap_limit);
     else throw CudaError(cudaErrorUnsupportedLimit, "");
   }, false);
 }
 
-API cudaError_t cudaDeviceSetCacheConfig(int) { return cudaSuccess; }
+// The L1/shared split is fixed by the configuration (sm.shared_bytes,
+// l1d.sets x l1d.ways): a preference other than "none" is refused, saying so.
+[[noreturn]] static void fixed_split(const std::string& what) {
+  throw CudaError(cudaErrorNotSupported, what + " cannot change the modelled L1/shared-memory split, which the "
+                                                "configuration fixes (sm.shared_bytes, l1d.sets x l1d.ways)");
+}
+static void cache_preference(int pref) {
+  if (pref != 0) fixed_split("cache preference " + std::to_string(pref));  // 0: cudaFuncCachePreferNone
+}
+API cudaError_t cudaDeviceSetCacheConfig(int pref) {
+  return api("cudaDeviceSetCacheConfig", [&](Runtime&) { cache_preference(pref); });
+}
 API cudaError_t cudaDeviceGetCacheConfig(int* c) {
   if (c) *c = 0;
   return c ? cudaSuccess : null_arg("cudaDeviceGetCacheConfig");
@@ -299,6 +282,32 @@ API cudaError_t cudaMalloc(void** p, size_t n) {
 
 API cudaError_t cudaFree(void* p) {
   return api("cudaFree", [&](Runtime& r) { r.free(p); });
+}
+
+// Streams run serialized, so stream-ordered allocation is allocation now.
+API cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t s) {
+  if (!p) return null_arg("cudaMallocAsync");
+  return api("cudaMallocAsync", [&](Runtime& r) {
+    r.check_stream(s);
+    *p = r.malloc(n);
+  });
+}
+API cudaError_t cudaMallocAsync_ptsz(void** p, size_t n, cudaStream_t s) { return cudaMallocAsync(p, n, s); }
+API cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
+  return api("cudaFreeAsync", [&](Runtime& r) {
+    r.check_stream(s);
+    r.free(p);
+  });
+}
+API cudaError_t cudaFreeAsync_ptsz(void* p, cudaStream_t s) { return cudaFreeAsync(p, s); }
+
+API cudaError_t cudaMallocManaged(void** p, size_t n, unsigned flags) {
+  if (!p) return null_arg("cudaMallocManaged");
+  return api("cudaMallocManaged", [&](Runtime& r) {
+    if (flags != 1 && flags != 2)  // cudaMemAttachGlobal, cudaMemAttachHost
+      throw CudaError(cudaErrorInvalidValue, "flags must be cudaMemAttachGlobal or cudaMemAttachHost");
+    *p = r.malloc_managed(n);
+  });
 }
 
 API cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height) {
@@ -410,11 +419,21 @@ API cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s) {
   });
 }
 API cudaError_t cudaMemsetAsync_ptsz(void* p, int v, size_t n, cudaStream_t s) { return cudaMemsetAsync(p, v, n, s); }
+static void memset_2d(Runtime& r, void* p, size_t pitch, int v, size_t width, size_t height) {
+  if (width > pitch) throw CudaError(cudaErrorInvalidPitchValue, "width exceeds the pitch");
+  for (size_t y = 0; y < height; ++y) r.memset(static_cast<char*>(p) + y * pitch, v, width);
+}
 API cudaError_t cudaMemset2D(void* p, size_t pitch, int v, size_t width, size_t height) {
-  return api("cudaMemset2D", [&](Runtime& r) {
-    if (width > pitch) throw CudaError(cudaErrorInvalidPitchValue, "width exceeds the pitch");
-    for (size_t y = 0; y < height; ++y) r.memset(static_cast<char*>(p) + y * pitch, v, width);
+  return api("cudaMemset2D", [&](Runtime& r) { memset_2d(r, p, pitch, v, width, height); });
+}
+API cudaError_t cudaMemset2DAsync(void* p, size_t pitch, int v, size_t width, size_t height, cudaStream_t s) {
+  return api("cudaMemset2DAsync", [&](Runtime& r) {
+    r.check_stream(s);
+    memset_2d(r, p, pitch, v, width, height);
   });
+}
+API cudaError_t cudaMemset2DAsync_ptsz(void* p, size_t pitch, int v, size_t width, size_t height, cudaStream_t s) {
+  return cudaMemset2DAsync(p, pitch, v, width, height, s);
 }
 
 // ---- __device__ / __constant__ variables
@@ -571,6 +590,37 @@ API cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, v
   return cudaLaunchKernel(func, grid, block, args, shmem, s);
 }
 
+API cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                                           cudaStream_t s) {
+  return api("cudaLaunchCooperativeKernel",
+             [&](Runtime& r) { r.launch_host_fn(func, grid, block, args, shmem, s, true); });
+}
+API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
+                                                cudaStream_t s) {
+  return cudaLaunchCooperativeKernel(func, grid, block, args, shmem, s);
+}
+
+// What cudaLaunchKernelEx calls. Of the attributes only `cooperative`
+// changes how relgpu runs a launch; the others are performance hints.
+API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* func, void** args) {
+  if (!c || (c->numAttrs && !c->attrs)) return null_arg("cudaLaunchKernelExC");
+  bool coop = false;
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == cudaLaunchAttributeCooperative) coop = c->attrs[i].val.cooperative != 0;
+  return api("cudaLaunchKernelExC", [&](Runtime& r) {
+    r.launch_host_fn(func, c->gridDim, c->blockDim, args, c->dynamicSmemBytes, c->stream, coop);
+  });
+}
+API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* c, const void* func, void** args) {
+  return cudaLaunchKernelExC(c, func, args);
+}
+
+API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* n, const void* func, int ctas, int block_size) {
+  if (!n) return null_arg("cudaOccupancyAvailableDynamicSMemPerBlock");
+  return api("cudaOccupancyAvailableDynamicSMemPerBlock",
+             [&](Runtime& r) { *n = r.available_dyn_shared(func, ctas, block_size); });
+}
+
 API cudaError_t cudaGetKernel(cudaKernel_t* k, const void* func) { return __cudaGetKernel(k, func); }
 
 API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* func) {
@@ -580,13 +630,19 @@ API cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* func) {
 
 API cudaError_t cudaFuncSetAttribute(const void* func, int attr, int value) {
   return api("cudaFuncSetAttribute", [&](Runtime& r) {
+    r.func_name(func);  // a valid kernel
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) r.set_max_dynamic_shared(func, value);
-    else r.func_name(func);  // other attributes are hints: accepted for a valid kernel
+    // -1: cudaSharedmemCarveoutDefault. Other attributes are hints.
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout && value != -1)
+      fixed_split("a shared-memory carveout of " + std::to_string(value) + "%");
   });
 }
 
-API cudaError_t cudaFuncSetCacheConfig(const void* func, int) {
-  return api("cudaFuncSetCacheConfig", [&](Runtime& r) { r.func_name(func); });
+API cudaError_t cudaFuncSetCacheConfig(const void* func, int pref) {
+  return api("cudaFuncSetCacheConfig", [&](Runtime& r) {
+    r.func_name(func);
+    cache_preference(pref);
+  });
 }
 API cudaError_t cudaFuncSetSharedMemConfig(const void* func, int) {
   return api("cudaFuncSetSharedMemConfig", [&](Runtime& r) { r.func_name(func); });

@@ -40,6 +40,7 @@ enum : int {
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
   cudaErrorUnknown = 999,
@@ -57,11 +58,54 @@ struct dim3 {
   unsigned int x, y, z;
 };
 
+
+
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
 typedef struct CUkern_st* cudaKernel_t;
 typedef void (*cudaHostFn_t)(void* userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* userData);
+
+// cudaLaunchKernelExC's configuration (driver_types.h layout).
+enum { cudaLaunchAttributeCooperative = 2 };
+struct cudaLaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char pad[64];
+    int cooperative;
+  } val;
+};
+struct cudaLaunchConfig_t {
+  dim3 gridDim, blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(cudaLaunchAttribute) == 72, "cudaLaunchAttribute layout");
+
+// 3-D linear memory (cudaMalloc3D, cudaMemcpy3D, cudaMemset3D).
+struct cudaPitchedPtr {
+  void* ptr;
+  size_t pitch, xsize, ysize;
+};
+struct cudaExtent {
+  size_t width, height, depth;  // width in bytes for linear memory
+};
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaMemcpy3DParms {
+  void* srcArray;  // cudaArray_t: arrays are not supported
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  void* dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  int kind;
+};
 
 struct cudaUUID_t {
   char bytes[16];
@@ -202,14 +246,6 @@ struct cudaPointerAttributes {
 struct cudaChannelFormatDesc {
   int x, y, z, w;
   int f;  // enum cudaChannelFormatKind
-};
-
-struct cudaPitchedPtr {
-  void* ptr;
-  size_t pitch, xsize, ysize;
-};
-struct cudaExtent {
-  size_t width, height, depth;
 };
 
 // cudaDeviceAttr values relgpu answers (driver_types.h).

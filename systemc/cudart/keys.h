@@ -22,5 +22,11 @@ inline const config::Key<std::string> kPtxas{
     "PTX in ~/.cache/relgpu/ptxas), as GPGPU-Sim takes them from its ptxinfo file: 'auto' looks in PATH, "
     "$CUDA_HOME/bin and /usr/local/cuda/bin; 'off' or a ptxas that is not found or fails: relgpu's own "
     "allocator's count, with a warning naming the kernel; else the path of ptxas"};
+inline const config::Key<int64_t> kStatsDetailLaunches{
+    "cudart.stats_detail_launches", 32, "launches",
+    "--stats: the first this many launches keep their mechanism stats ('detail') in the stats JSON; "
+    "later launches keep their headline fields and are only summed into the run totals, so that "
+    "memory and the stats file stay bounded for programs with many launches",
+    0, 9.2e18};
 
 }  // namespace relgpu::cudart

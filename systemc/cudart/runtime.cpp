@@ -1,11 +1,14 @@
 #include "cudart/runtime.h"
 
 #include <cxxabi.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -21,6 +24,7 @@
 #include "mem/dram.h"
 #include "mem/l2_cache.h"
 #include "sm/keys.h"
+#include "sm/occupancy.h"
 
 namespace relgpu::cudart {
 
@@ -138,6 +142,8 @@ void Runtime::finish_device() {
 void Runtime::reset() {
   finish_device();
   write_stats();
+  for (auto& [p, m] : managed_) munmap(reinterpret_cast<void*>(p), m.bytes);
+  managed_.clear();
   dev_.reset();
   for (void* p : host_allocs_) std::free(p);
   host_allocs_.clear();
@@ -178,6 +184,13 @@ void** Runtime::register_fatbin(const void* wrapper) {
   }
   // Said now, at program start, so the user sees why before any output.
   if (!m->error.empty()) say_once(m->error);
+  if (m->error_code == cudaErrorNoKernelImageForDevice) {
+    // No kernel could ever run: stop as `relgpu exec` stops a program
+    // linked with the static runtime, before the program does anything.
+    say_once("stopping the program (exit status 2)");
+    std::fflush(nullptr);
+    std::_Exit(2);
+  }
   modules_.push_back(std::move(m));
   ++live_fatbins_;
   return reinterpret_cast<void**>(modules_.back().get());
@@ -351,7 +364,52 @@ void* Runtime::malloc(size_t n) {
 
 void Runtime::free(void* p) {
   if (!p) return;
+  auto m = managed_.find(reinterpret_cast<uintptr_t>(p));
+  if (m != managed_.end()) {
+    device().free(m->second.alloc);
+    munmap(p, m->second.bytes);
+    managed_.erase(m);
+    return;
+  }
   device().free(reinterpret_cast<runtime::DevPtr>(p));
+}
+
+void* Runtime::malloc_managed(size_t n) {
+  if (n == 0) throw CudaError(cudaErrorInvalidValue, "cudaMallocManaged of 0 bytes");
+  // A page-aligned part of a device allocation, mapped at the same address
+  // on the host, so the one pointer works on both sides.
+  const size_t page = 4096, bytes = (n + page - 1) / page * page;
+  auto a = reinterpret_cast<uintptr_t>(malloc(bytes + page));
+  uintptr_t p = (a + page - 1) & ~uintptr_t(page - 1);
+  void* m = mmap(reinterpret_cast<void*>(p), bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (m != reinterpret_cast<void*>(p)) {
+    if (m != MAP_FAILED) munmap(m, bytes);
+    device().free(a);
+    std::ostringstream s;
+    s << "cudaMallocManaged of " << n << " bytes: the host cannot map memory at the device address 0x" << std::hex
+      << p << " (" << std::strerror(errno) << ")";
+    throw CudaError(cudaErrorMemoryAllocation, s.str());
+  }
+  managed_[p] = Managed{a, bytes};
+  return m;
+}
+
+bool Runtime::is_managed(const void* p, size_t n) const {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = managed_.upper_bound(a);
+  if (it == managed_.begin()) return false;
+  --it;
+  return a >= it->first && a + n <= it->first + it->second.bytes;
+}
+
+// The host's view is the truth between launches (streams are serialized).
+void Runtime::managed_to_device() {
+  for (auto& [p, m] : managed_) device().memcpy_to_device(p, reinterpret_cast<const void*>(p), m.bytes);
+}
+
+void Runtime::managed_to_host() {
+  for (auto& [p, m] : managed_) device().memcpy_to_host(reinterpret_cast<void*>(p), p, m.bytes);
 }
 
 void* Runtime::malloc_host(size_t n) {
@@ -381,6 +439,15 @@ void Runtime::memcpy(void* dst, const void* src, size_t n, int kind) {
               : (dd ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
   }
   auto dp = [](const void* p) { return reinterpret_cast<runtime::DevPtr>(p); };
+  bool sm = is_managed(src, n), dm = is_managed(dst, n);
+  if (sm || dm) {
+    // Managed memory is copied through its host mapping, whatever the kind says.
+    bool sd = !sm && is_device(src), dd = !dm && is_device(dst);
+    if (sd) d.memcpy_to_host(dst, dp(src), n);
+    else if (dd) d.memcpy_to_device(dp(dst), src, n);
+    else std::memmove(dst, src, n);
+    return;
+  }
   switch (kind) {
     case cudaMemcpyHostToHost: std::memmove(dst, src, n); return;
     case cudaMemcpyHostToDevice: d.memcpy_to_device(dp(dst), src, n); return;
@@ -392,6 +459,10 @@ void Runtime::memcpy(void* dst, const void* src, size_t n, int kind) {
 
 void Runtime::memset(void* dst, int value, size_t n) {
   if (n == 0) return;
+  if (is_managed(dst, n)) {
+    std::memset(dst, value, n);
+    return;
+  }
   device().memset(reinterpret_cast<runtime::DevPtr>(dst), value, n);
 }
 
@@ -433,11 +504,15 @@ void Runtime::fail_kernel(const std::string& kernel, const std::string& msg) {
   int code = kernel_error_code(msg);
   if (!sticky_) sticky_ = code;
   say_once("kernel error: " + msg);
+  if (opt_.dump_ptx_dir.empty() && msg.find(".ptx:") != std::string::npos)
+    say_once("the .ptx file:line above is the program's embedded PTX; relgpu exec --dump-ptx DIR writes it "
+             "to DIR under that name");
   say_once(std::string("the program gets ") + error_name(sticky_) +
            " from its next CUDA call (launch errors are sticky, as on a GPU)");
 }
 
-void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s) {
+void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s,
+                     bool cooperative) {
   if (!handle) throw CudaError(cudaErrorInvalidDeviceFunction, "launch of a function that is not a registered kernel");
   check_stream(s);
   Fn& f = *reinterpret_cast<Fn*>(handle);
@@ -456,35 +531,77 @@ void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, si
   rec["dyn_shmem"] = shmem;
   auto sid = streams_.find(s);
   rec["stream"] = sid == streams_.end() ? 0 : sid->second;
-  size_t before = d.launches().size();
+  d.clear_launches();  // this runtime keeps its own records
+  if (cooperative) {
+    // Grid-wide barriers need every CTA resident at once.
+    sm::CtaShape shape;
+    shape.threads = uint32_t(uint64_t(block.x) * block.y * block.z);
+    shape.regs_per_thread = k.regs_used();
+    shape.shared_bytes = k.shared_bytes + shmem;
+    uint64_t per_sm = sm::resident_ctas(cfg_, shape), sms = uint64_t(cfg_.get(gpu::kNumSms));
+    uint64_t ctas = uint64_t(grid.x) * grid.y * grid.z;
+    if (ctas > per_sm * sms)
+      throw CudaError(cudaErrorCooperativeLaunchTooLarge,
+                      "cooperative launch of '" + demangle(f.name) + "' with " + std::to_string(ctas) +
+                          " CTAs: at most " + std::to_string(per_sm * sms) + " can be resident at once (" +
+                          std::to_string(per_sm) + " per SM x " + std::to_string(sms) + " SMs)");
+    if (!grid_ws_ || grid_ws_generation_ != generation_) grid_ws_ = d.malloc(256), grid_ws_generation_ = generation_;
+    const uint32_t ws[2] = {8, 0};  // cooperative groups' {wsSize, barrier}
+    d.memcpy_to_device(grid_ws_, ws, sizeof ws);
+  }
+  d.set_grid_workspace(cooperative ? grid_ws_ : 0);
+  managed_to_device();
   try {
     d.launch(k, runtime::Dim3{grid.x, grid.y, grid.z}, runtime::Dim3{block.x, block.y, block.z}, shmem, args);
+    managed_to_host();
   } catch (const KernelError& e) {
+    managed_to_host();
     rec["error"] = e.what();
     records_.push_back(rec);
+    ++failed_;
     fail_kernel(f.name, e.what());
     return;  // the launch itself "succeeds"; the error is sticky from here on
   } catch (const InputError& e) {
     throw CudaError(cudaErrorInvalidConfiguration, e.what());
   }
-  if (d.launches().size() == before) return;
-  const runtime::LaunchRecord& r = d.launches().back();
+  if (d.launches().empty()) return;
+  runtime::LaunchRecord& r = d.launches().back();
   uint64_t t = launch_time_ps(r);
   sim_time_ps_ += t;
   json regs = runtime::register_stats(r);
   for (auto it = regs.begin(); it != regs.end(); ++it) rec[it.key()] = *it;
   if (std::string note = runtime::register_note(r); !note.empty())
     say_once("warning: " + note + (r.regs_ptxas || f.module->ptxas_why.empty() ? "" : " (" + f.module->ptxas_why + ")"));
+  thread_insn_ += r.thread_insn;
+  warp_insn_ += r.warp_insn;
   rec["gpu_sim_insn"] = r.thread_insn;
   rec["gpu_warp_insn"] = r.warp_insn;
   if (r.detail.is_object() && r.detail.contains("gpu_sim_cycle")) rec["cycles"] = r.detail["gpu_sim_cycle"];
   rec["sim_time_ps"] = t;
-  if (!r.detail.is_null()) rec["detail"] = r.detail;
+  if (r.detail.is_object()) {
+    gpu::add_json(detail_sum_, r.detail);
+    // Past the limit only the totals keep the detail: bounded memory and file.
+    if (records_.size() < uint64_t(cfg_.get(kStatsDetailLaunches))) rec["detail"] = std::move(r.detail);
+  }
+  d.clear_launches();
   records_.push_back(std::move(rec));
 }
 
-void Runtime::launch_host_fn(const void* host_fn, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s) {
-  launch(reinterpret_cast<cudaKernel_t>(&fn_of(host_fn)), grid, block, args, shmem, s);
+void Runtime::launch_host_fn(const void* host_fn, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s,
+                             bool cooperative) {
+  launch(reinterpret_cast<cudaKernel_t>(&fn_of(host_fn)), grid, block, args, shmem, s, cooperative);
+}
+
+size_t Runtime::available_dyn_shared(const void* host_fn, int ctas, int block_size) {
+  const ptx::Function& k = kernel_of(fn_of(host_fn));
+  if (ctas <= 0 || block_size <= 0) throw CudaError(cudaErrorInvalidValue, "numBlocks and blockSize must be positive");
+  sm::CtaShape shape;
+  shape.threads = uint32_t(block_size);
+  shape.regs_per_thread = k.regs_used();
+  if (sm::resident_ctas(cfg_, shape) < uint64_t(ctas)) return 0;  // other limits already forbid it
+  uint64_t per = uint64_t(cfg_.get(sm::kSharedBytes)) / uint64_t(ctas);
+  per = std::min<uint64_t>(per, uint64_t(cfg_.get(runtime::kSharedBytesPerBlock)));
+  return per > k.shared_bytes ? size_t(per - k.shared_bytes) : 0;
 }
 
 void Runtime::func_attributes(const void* host_fn, cudaFuncAttributes& a) {
@@ -525,15 +642,12 @@ int Runtime::occupancy(const void* host_fn, int block_size, size_t dyn_shmem) {
   Fn& f = fn_of(host_fn);
   const ptx::Function& k = kernel_of(f);
   if (block_size <= 0) throw CudaError(cudaErrorInvalidValue, "block size must be positive");
-  int64_t warps = (block_size + 31) / 32;
-  int64_t by_threads = get_i(cfg_, sm::kMaxThreads) / (warps * 32);
-  int64_t by_ctas = get_i(cfg_, sm::kMaxCtas);
-  int64_t sh = int64_t(k.shared_bytes + dyn_shmem);
-  int64_t by_shared = sh ? get_i(cfg_, sm::kSharedBytes) / sh : by_ctas;
-  int64_t regs_sm = get_i(cfg_, sm::kRfBanks) * get_i(cfg_, sm::kRfEntries) * get_i(cfg_, sm::kRfEntryBits) / 32;
-  int64_t regs = int64_t(std::max<uint32_t>(k.regs_used(), 1)) * warps * 32;
-  int64_t by_regs = regs_sm / regs;
-  return int(std::max<int64_t>(0, std::min({by_threads, by_ctas, by_shared, by_regs})));
+  // The rule the timing model (and the functional engine) apply.
+  sm::CtaShape shape;
+  shape.threads = uint32_t(block_size);
+  shape.regs_per_thread = k.regs_used();
+  shape.shared_bytes = k.shared_bytes + dyn_shmem;
+  return int(std::min<uint64_t>(sm::resident_ctas(cfg_, shape), INT32_MAX));
 }
 
 // ---------------------------------------------------------------- streams and events
@@ -598,36 +712,29 @@ json Runtime::stats_json() const {
   s["program"] = program_name();
   s["command"] = program_args();
   s["mode"] = mode_;
-  uint64_t thread_insn = 0, warp_insn = 0, failed = 0;
-  json detail = json::object();
-  for (const auto& r : records_) {
-    if (r.contains("error")) {
-      ++failed;
-      continue;
-    }
-    thread_insn += r["gpu_sim_insn"].get<uint64_t>();
-    warp_insn += r["gpu_warp_insn"].get<uint64_t>();
-    if (r.contains("detail") && r["detail"].is_object()) gpu::add_json(detail, r["detail"]);
-  }
   s["kernel_launches"] = records_.size();
-  s["failed_launches"] = failed;
-  s["gpu_sim_insn"] = thread_insn;
-  s["gpu_warp_insn"] = warp_insn;
-  for (auto it = detail.begin(); it != detail.end(); ++it) s[it.key()] = *it;
+  s["failed_launches"] = failed_;
+  s["gpu_sim_insn"] = thread_insn_;
+  s["gpu_warp_insn"] = warp_insn_;
+  for (auto it = detail_sum_.begin(); it != detail_sum_.end(); ++it) s[it.key()] = *it;
   gpu::derive_ratios(s);
   s["sim_time_ps"] = sim_time_ps_;
   s["sim_time_model"] = mode_ == "timing" ? "timing model" : "functional estimate: 1 warp instruction per SM per cycle";
+  s["launches_with_detail"] = std::min<uint64_t>(records_.size(), uint64_t(cfg_.get(kStatsDetailLaunches)));
   s["launches"] = records_;
-  s["host"] = {{"wall_s", now_s() - t_start_}};
+  gpu::add_host_rates(s, now_s() - t_start_);
   s["config"] = cfg_.effective();
   s["config_sources"] = cfg_.sources();
   return s;
 }
 
 void Runtime::write_stats() {
-  if (opt_.stats_file.empty() || init_error_code_) return;
+  if (opt_.stats_file.empty() || init_error_code_ || stats_failed_) return;
   std::ofstream f(opt_.stats_file);
-  if (!(f << stats_json().dump(2) << "\n")) say_once(opt_.stats_file + ": cannot write the stats file");
+  if (f << stats_json().dump(2) << "\n" && f.flush()) return;
+  stats_failed_ = true;
+  say_once("--stats " + opt_.stats_file + ": cannot write the stats file (" + std::strerror(errno) +
+           "); the run ends with exit status 2");
 }
 
 void Runtime::finish() {
@@ -635,6 +742,16 @@ void Runtime::finish() {
   finished_ = true;
   finish_device();
   write_stats();
+  finish_summary();
+  if (stats_failed_) {
+    // Asked-for stats are missing: the run must not pass for a good one.
+    std::cout.flush();
+    std::fflush(nullptr);
+    std::_Exit(2);
+  }
+}
+
+void Runtime::finish_summary() {
   if (opt_.quiet || init_error_code_) return;
   uint64_t insn = 0, cycles = 0;
   bool timed = false;
@@ -647,7 +764,7 @@ void Runtime::finish() {
        << " thread instructions";
   if (timed) line << ", " << cycles << " cycles";
   line << " (" << mode_ << " mode)";
-  if (!opt_.stats_file.empty()) line << "; stats in " << opt_.stats_file;
+  if (!opt_.stats_file.empty() && !stats_failed_) line << "; stats in " << opt_.stats_file;
   std::cout.flush();
   std::cerr << "relgpu: " << line.str() << std::endl;
 }
@@ -689,6 +806,7 @@ const ErrText kErrors[] = {
     {715, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
     {716, "cudaErrorMisalignedAddress", "misaligned address"},
     {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {720, "cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"},
     {800, "cudaErrorNotPermitted", "operation not permitted"},
     {801, "cudaErrorNotSupported", "operation not supported"},
     {999, "cudaErrorUnknown", "unknown error"},

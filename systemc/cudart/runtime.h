@@ -81,6 +81,11 @@ class Runtime {
   // ---- memory
   void* malloc(size_t n);
   void free(void* p);
+  // cudaMallocManaged: device memory that the host also reaches at the same
+  // address (a host mapping, copied to the device before each launch and
+  // back after it; streams are serialized, so that is coherent).
+  void* malloc_managed(size_t n);
+  bool is_managed(const void* p, size_t n = 1) const;
   void* malloc_host(size_t n);
   void free_host(void* p);
   bool is_host_alloc(const void* p) const { return host_allocs_.count(const_cast<void*>(p)) != 0; }
@@ -91,8 +96,16 @@ class Runtime {
   runtime::DevPtr symbol(const void* host_var, size_t* size);
 
   // ---- kernels
-  void launch(cudaKernel_t k, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s);
-  void launch_host_fn(const void* host_fn, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s);
+  // cooperative: all CTAs must be resident at once (else
+  // cudaErrorCooperativeLaunchTooLarge); the kernel gets a grid workspace
+  // for cooperative groups' grid.sync().
+  void launch(cudaKernel_t k, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s,
+              bool cooperative = false);
+  void launch_host_fn(const void* host_fn, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s,
+                      bool cooperative = false);
+  // cudaOccupancyAvailableDynamicSMemPerBlock: the most dynamic shared memory
+  // a CTA may take so that `ctas` of them are resident on one SM.
+  size_t available_dyn_shared(const void* host_fn, int ctas, int block_size);
   void func_attributes(const void* host_fn, cudaFuncAttributes& a);
   void set_max_dynamic_shared(const void* host_fn, int bytes);
   const char* func_name(const void* host_fn);
@@ -151,6 +164,7 @@ class Runtime {
   uint64_t launch_time_ps(const runtime::LaunchRecord& r) const;
   config::json stats_json() const;
   void fail_kernel(const std::string& kernel, const std::string& msg);
+  void finish_summary();
 
   std::recursive_mutex mu_;
   Options opt_;
@@ -165,6 +179,15 @@ class Runtime {
   std::map<const void*, Fn*> fn_by_host_;
   std::map<const void*, Var> vars_;
   std::set<void*> host_allocs_;
+  struct Managed {
+    runtime::DevPtr alloc;  // the device allocation holding it
+    size_t bytes;           // mapped at the key's address, page-aligned
+  };
+  std::map<uintptr_t, Managed> managed_;
+  void managed_to_device();
+  void managed_to_host();
+  runtime::DevPtr grid_ws_ = 0;  // cooperative launches' grid workspace
+  uint64_t grid_ws_generation_ = 0;
   std::map<cudaStream_t, uint64_t> streams_;  // -> id in the stats (1, 2, ...; 0 = default stream)
   uint64_t next_stream_id_ = 1;
   std::map<cudaEvent_t, Event> events_;
@@ -176,6 +199,9 @@ class Runtime {
   int live_fatbins_ = 0;
   bool finished_ = false;
   config::json records_ = config::json::array();
+  config::json detail_sum_ = config::json::object();  // every launch's detail, summed
+  uint64_t thread_insn_ = 0, warp_insn_ = 0, failed_ = 0;
+  bool stats_failed_ = false;
   double t_start_ = 0;
 };
 

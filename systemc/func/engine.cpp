@@ -1,6 +1,11 @@
 #include "func/engine.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "common/error.h"
+#include "gpu/keys.h"
+#include "sm/occupancy.h"
 
 namespace relgpu::func {
 
@@ -29,36 +34,65 @@ void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, run
                         runtime::Dim3 block, uint64_t dyn_shmem, const std::vector<uint8_t>& params,
                         runtime::LaunchRecord& rec) {
   LaunchCtx ctx = launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
+  ctx.grid_workspace = grid_workspace;
+
+  // The resident CTAs run together, as on a GPU: as many as the timing
+  // model would hold (sm::resident_ctas on every SM), so that a CTA waiting
+  // for another (a flag, a lock, a grid-wide barrier) sees it progress.
+  sm::CtaShape shape;
+  shape.threads = uint32_t(block.count());
+  shape.regs_per_thread = kernel.regs_used();
+  shape.shared_bytes = kernel.shared_bytes + dyn_shmem;
+  const uint64_t total = grid.count();
+  const uint64_t per_sm = std::max<uint64_t>(1, sm::resident_ctas(cfg_, shape));
+  const size_t nslots = size_t(std::min<uint64_t>(total, per_sm * uint64_t(cfg_.get(gpu::kNumSms))));
+  const unsigned nwarps = unsigned((shape.threads + kWarpSize - 1) / kWarpSize);
 
   FlatRegs regs;
   Executor ex(ctx, regs);
   uint64_t cls[size_t(OpClass::count_)] = {};
   uint64_t thread_insn = 0, warp_insn = 0;
   InFlight f;
-  Cta cta;
-  for (uint32_t z = 0; z < grid.z; ++z)
-    for (uint32_t y = 0; y < grid.y; ++y)
-      for (uint32_t x = 0; x < grid.x; ++x) {
-        const uint32_t id[3] = {x, y, z};
-        ex.init_cta(cta, id, 0);
-        for (;;) {
-          bool progress = false;
-          for (Warp& w : cta.warps) {
-            for (uint64_t q = 0; q < quantum_ && !w.done && !w.at_barrier; ++q) {
-              Event e = ex.step(cta, w, f);
-              ++warp_insn;
-              thread_insn += uint64_t(__builtin_popcount(f.active));
-              ++cls[size_t(f.d->cls)];
-              progress = true;
-              if (e != Event::none) break;
-            }
-          }
-          if (cta.all_done()) break;
-          if (!progress)
-            throw KernelError("kernel '" + kernel.name + "': barrier deadlock in CTA (" + std::to_string(x) + "," +
-                              std::to_string(y) + "," + std::to_string(z) + "): " + ex.describe_waits(cta));
+  std::vector<Cta> ctas(nslots);
+  std::vector<size_t> live;  // slots with a CTA, in start order
+  uint64_t next = 0;         // linear id of the next CTA to start (x fastest)
+  auto start = [&](size_t slot) {
+    const uint32_t id[3] = {uint32_t(next % grid.x), uint32_t(next / grid.x % grid.y),
+                            uint32_t(next / (uint64_t(grid.x) * grid.y))};
+    ex.init_cta(ctas[slot], id, unsigned(slot) * nwarps);
+    ++next;
+  };
+  for (size_t k = 0; k < nslots; ++k) start(k), live.push_back(k);
+  while (!live.empty()) {
+    bool progress = false;
+    for (size_t i = 0; i < live.size();) {
+      Cta& cta = ctas[live[i]];
+      for (Warp& w : cta.warps) {
+        for (uint64_t q = 0; q < quantum_ && !w.done && !w.at_barrier; ++q) {
+          Event e = ex.step(cta, w, f);
+          ++warp_insn;
+          thread_insn += uint64_t(__builtin_popcount(f.active));
+          ++cls[size_t(f.d->cls)];
+          progress = true;
+          if (e != Event::none) break;
         }
       }
+      if (!cta.all_done()) {
+        ++i;
+      } else if (next < total) {
+        start(live[i++]);  // the slot takes the next CTA
+      } else {
+        live.erase(live.begin() + std::ptrdiff_t(i));
+      }
+    }
+    if (!progress && !live.empty()) {
+      // Every warp of every resident CTA waits at a barrier that cannot release.
+      const Cta& cta = ctas[live.front()];
+      throw KernelError("kernel '" + kernel.name + "': barrier deadlock in CTA (" + std::to_string(cta.ctaid[0]) +
+                        "," + std::to_string(cta.ctaid[1]) + "," + std::to_string(cta.ctaid[2]) +
+                        "): " + ex.describe_waits(cta));
+    }
+  }
   rec.warp_insn = warp_insn;
   rec.thread_insn = thread_insn;
   nlohmann::ordered_json c = nlohmann::ordered_json::object();

@@ -1,8 +1,10 @@
-// Functional engine: runs a launch to completion, CTA by CTA, with the
-// executor (exec.h). Within a CTA, warps run round-robin, func.quantum warp
-// instructions at a time or until they reach a barrier or exit. A CTA whose
-// unfinished warps all wait at barriers that cannot release is a deadlock
-// and stops the launch with a KernelError listing where each warp waits.
+// Functional engine: runs a launch to completion with the executor
+// (exec.h). The CTAs the timing model would hold at once (sm::resident_ctas
+// per SM, times gpu.num_sms) are resident together, and a finished CTA's
+// slot takes the next; their warps run round-robin, func.quantum warp
+// instructions at a time or until they reach a barrier or exit. When every
+// unfinished warp waits at a barrier that cannot release, the launch stops
+// with a KernelError listing where the warps of a CTA wait.
 #pragma once
 #include <cstdint>
 #include <iosfwd>
@@ -23,7 +25,7 @@ inline const config::Key<int64_t> kStackBytes{
     16, 1 << 20};
 inline const config::Key<int64_t> kQuantum{
     "func.quantum", 64, "warp instructions",
-    "functional mode: instructions a warp runs before the next warp of its CTA gets a turn", 1, 1 << 30};
+    "functional mode: instructions a warp runs before the next resident warp gets a turn", 1, 1 << 30};
 
 // One launch's context, built the same way by the functional and the timing
 // engine: the launch arguments plus the func.* limits from cfg.

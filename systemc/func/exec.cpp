@@ -158,7 +158,13 @@ void Executor::sreg_value(const Cta& cta, const Warp& w, const DOp& op, uint64_t
       return;
     case Sreg::dynamic_smem_size: fill(ctx_.dyn_shmem); return;
     case Sreg::total_smem_size: fill(cta.shared.size()); return;
-    default: fill(0); return;  // %pm0..7, %envreg: no counters, read as 0
+    case Sreg::envreg:
+      // The driver ABI of cooperative groups: %envreg1 (high) and %envreg2
+      // (low) hold the grid workspace of a cooperative launch, 0 otherwise.
+      if (op.comp == 1) return fill(ctx_.grid_workspace >> 32);
+      if (op.comp == 2) return fill(ctx_.grid_workspace & 0xffffffffu);
+      return fill(0);
+    default: fill(0); return;  // %pm0..7: no counters, read as 0
   }
 }
 

@@ -58,6 +58,7 @@ struct LaunchCtx {
   uint64_t gridid = 0;
   uint64_t stack_bytes = 1024;                    // per-thread stack above the kernel frame
   uint64_t max_warp_insn = UINT64_MAX;            // runaway guard, per launch
+  uint64_t grid_workspace = 0;  // cooperative launch: cooperative groups' grid barrier, read as %envreg1:%envreg2
 };
 
 // What %smid, %nsmid, %clock, %clock64 and %globaltimer read. The timing
@@ -113,7 +114,7 @@ struct DInstr {
   bool alocal = false;
   int32_t target = -1, ipdom = -1;
   const Code* callee = nullptr;
-  enum class Builtin : uint8_t { none, vprintf, assertfail } builtin = Builtin::none;
+  enum class Builtin : uint8_t { none, vprintf, assertfail, malloc, free } builtin = Builtin::none;
   int32_t ret_sym = -1, arg_syms[8];  // call: caller temporaries (frame param slots)
   uint8_t nargs = 0;
 };
@@ -249,6 +250,7 @@ class Executor {
   void do_call(Cta& cta, Warp& w, InFlight& f);
   void do_return(Cta& cta, Warp& w);
   void builtin_call(Cta& cta, Warp& w, InFlight& f);
+  void heap_call(Cta& cta, Warp& w, InFlight& f);
   void remove_threads(Warp& w, uint32_t m, bool all_frames);
   void normalize(Cta& cta, Warp& w);
   void arrive(Cta& cta, Warp& w, InFlight& f);

@@ -326,7 +326,10 @@ void Executor::decode(Code& c) {
         if (!cf->defined || cf->instrs.empty()) {
           if (cf->name == "vprintf") d.builtin = DInstr::Builtin::vprintf;
           else if (cf->name == "__assertfail") d.builtin = DInstr::Builtin::assertfail;
-          else throw bad(in, "call to '" + cf->name + "', which has no body (only vprintf and __assertfail are built in)");
+          else if (cf->name == "malloc") d.builtin = DInstr::Builtin::malloc;
+          else if (cf->name == "free") d.builtin = DInstr::Builtin::free;
+          else throw bad(in, "call to '" + cf->name +
+                                 "', which has no body (only vprintf, __assertfail, malloc and free are built in)");
         } else {
           if (cf->params.size() != d.nargs) throw bad(in, "argument count does not match '" + cf->name + "'");
           d.callee = &code(cf);

@@ -1,10 +1,12 @@
-// Built-in callees: vprintf (device printf) and __assertfail (device assert).
+// Built-in callees: vprintf (device printf), __assertfail (device assert),
+// malloc and free (the device heap, GlobalMemory::heap_malloc).
 // CUDA lowers printf(fmt, ...) to vprintf(fmt, buf): fmt is a generic
 // pointer to the format string, buf a generic pointer to a local buffer
 // holding the arguments, each at its natural alignment (ints 4 bytes, long
 // and pointers 8, floats promoted to double).
 #include <cstring>
 #include <iostream>
+#include <sstream>
 
 #include "common/error.h"
 #include "func/exec.h"
@@ -43,6 +45,10 @@ void Executor::builtin_call(Cta& cta, Warp& w, InFlight& f) {
     std::string fn = read_cstring(cta, w, f.pc, l, arg(l, 3));
     fail(cta, w, f.pc, int(l),
          "device assertion `" + msg + "` failed at " + file + ":" + std::to_string(line) + " in " + fn);
+  }
+  if (d.builtin == DInstr::Builtin::malloc || d.builtin == DInstr::Builtin::free) {
+    heap_call(cta, w, f);
+    return;
   }
   std::ostream& out = ctx_.out ? *ctx_.out : std::cout;
   for (unsigned l = 0; l < kWarpSize; ++l) {
@@ -124,6 +130,29 @@ void Executor::builtin_call(Cta& cta, Warp& w, InFlight& f) {
     }
   }
   out.flush();
+}
+
+// Lane by lane, in lane order, as the device heap serves a warp.
+void Executor::heap_call(Cta& cta, Warp& w, InFlight& f) {
+  const DInstr& d = *f.d;
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    if (!(f.exec >> l & 1)) continue;
+    if (d.nargs < 1) fail(cta, w, f.pc, int(l), "built-in call has too few arguments");
+    uint64_t a = param_u64(w, l, d.arg_syms[0]);
+    if (d.builtin == DInstr::Builtin::free) {
+      if (a && !ctx_.gmem->heap_free(a)) {
+        std::ostringstream s;
+        s << "free(0x" << std::hex << a << "): not a block from device malloc (or freed already)";
+        fail(cta, w, f.pc, int(l), s.str());
+      }
+      continue;
+    }
+    uint64_t p = ctx_.gmem->heap_malloc(a);  // 0 (NULL) when the heap is full, as CUDA's
+    if (d.ret_sym >= 0) {
+      Frame& fr = w.frames.back();
+      std::memcpy(&fr.param[l * fr.code->param_area + fr.code->param_slot[d.ret_sym]], &p, 8);
+    }
+  }
 }
 
 }  // namespace relgpu::func

@@ -1,6 +1,8 @@
 #include "func/memory.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "common/error.h"
 
@@ -124,6 +126,41 @@ uint64_t GlobalMemory::module_symbol(const ptx::Module* m, int32_t index) const 
   auto it = module_syms_.find(m);
   if (it == module_syms_.end() || index < 0 || size_t(index) >= it->second.size()) return 0;
   return it->second[index];
+}
+
+uint64_t GlobalMemory::heap_malloc(uint64_t n) {
+  if (!heap_base_) {
+    heap_base_ = alloc(heap_limit, Allocation::Kind::global_var, "the device malloc heap (cudaLimitMallocHeapSize)");
+    heap_free_[0] = heap_limit;
+  }
+  n = std::max<uint64_t>(16, (n + 15) / 16 * 16);  // 16-B aligned blocks, as CUDA's
+  for (auto it = heap_free_.begin(); it != heap_free_.end(); ++it) {  // first fit
+    if (it->second < n) continue;
+    uint64_t off = it->first, left = it->second - n;
+    heap_free_.erase(it);
+    if (left) heap_free_[off + n] = left;
+    heap_used_[off] = n;
+    return heap_base_ + off;
+  }
+  return 0;
+}
+
+bool GlobalMemory::heap_free(uint64_t p) {
+  if (!heap_base_ || p < heap_base_) return false;
+  auto it = heap_used_.find(p - heap_base_);
+  if (it == heap_used_.end()) return false;
+  auto [off, n] = *it;
+  heap_used_.erase(it);
+  // Merge with the free neighbours.
+  auto next = heap_free_.find(off + n);
+  if (next != heap_free_.end()) n += next->second, heap_free_.erase(next);
+  auto prev = heap_free_.lower_bound(off);
+  if (prev != heap_free_.begin() && std::prev(prev)->first + std::prev(prev)->second == off) {
+    std::prev(prev)->second += n;
+  } else {
+    heap_free_[off] = n;
+  }
+  return true;
 }
 
 }  // namespace relgpu::func

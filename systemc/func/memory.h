@@ -89,7 +89,18 @@ class GlobalMemory {
 
   uint64_t bytes_allocated() const { return live_bytes_; }
 
+  // Device-side malloc/free: blocks of one arena of heap_limit bytes,
+  // allocated at the first malloc (cudaLimitMallocHeapSize; fixed from then
+  // on, as on a GPU). heap_malloc returns 0 when the arena has no room;
+  // heap_free returns false for a pointer it did not hand out.
+  uint64_t heap_malloc(uint64_t n);
+  bool heap_free(uint64_t p);
+  uint64_t heap_limit = 8 << 20;
+  uint64_t heap_base() const { return heap_base_; }
+
  private:
+  uint64_t heap_base_ = 0;
+  std::map<uint64_t, uint64_t> heap_used_, heap_free_;  // offset -> bytes
   uint8_t* translate_slow(uint64_t addr, uint64_t n);
   Allocation* checked(uint64_t p, uint64_t n, const char* what);
   std::map<uint64_t, Allocation> allocs_;   // by base

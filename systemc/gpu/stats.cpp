@@ -134,4 +134,21 @@ void derive_ratios(json& d) {
     }
 }
 
+void add_host_rates(config::json& s, double wall_s) {
+  double insn = s.value("gpu_sim_insn", 0.0);
+  s["host"]["wall_s"] = wall_s;
+  s["host"]["sim_rate_thread_insn_per_s"] = wall_s > 0 ? insn / wall_s : 0.0;
+  if (s.contains("gpu_sim_cycle")) {
+    // Timing mode: GPGPU-Sim's simulation rate in cycles, and how much
+    // slower than the silicon the model runs (wall time / simulated time).
+    double cycles = s["gpu_sim_cycle"].get<double>(), sim_s = s.value("sim_time_ps", 0.0) * 1e-12;
+    s["host"]["sim_rate_cycle_per_s"] = wall_s > 0 ? cycles / wall_s : 0.0;
+    s["host"]["silicon_slowdown"] = sim_s > 0 ? wall_s / sim_s : 0.0;
+  }
+  // Top-level copies, under the names GPGPU-Sim users look for.
+  s["wall_s"] = wall_s;
+  for (const char* k : {"sim_rate_thread_insn_per_s", "sim_rate_cycle_per_s", "silicon_slowdown"})
+    if (s["host"].contains(k)) s[k] = s["host"][k];
+}
+
 }  // namespace relgpu::gpu

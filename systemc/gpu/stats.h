@@ -19,5 +19,10 @@ config::json sub_json(const config::json& after, const config::json& before);
 // Recomputes every ratio this model reports from the counters beside it
 // (see stats.cpp for the list). Safe on any object: missing inputs skip.
 void derive_ratios(config::json& d);
+// Host-measured rates of a run that took wall_s seconds, under "host" and
+// copied to the top level: sim_rate_thread_insn_per_s from gpu_sim_insn and,
+// in timing mode (gpu_sim_cycle present), sim_rate_cycle_per_s and
+// silicon_slowdown (wall time / sim_time_ps). Used by `relgpu run` and exec.
+void add_host_rates(config::json& s, double wall_s);
 
 }  // namespace relgpu::gpu

@@ -67,6 +67,7 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
                       "in this process and cannot run further launches");
   Gpu& g = elaborate();
   ctx_ = func::launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
+  ctx_.grid_workspace = grid_workspace;
   sm::CtaShape shape;
   shape.threads = uint32_t(block.count());
   shape.regs_per_thread = kernel.regs_used();
@@ -91,7 +92,10 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
   if (!g.finished()) {
     p.broken = true;
     uint64_t ran = sc_core::sc_time_stamp().value() - t0;
-    if (ran < budget_ps)
+    // Events still pending: the budget ran out with the model busy (a warp
+    // spinning on memory sleeps between responses, so the clock alone cannot
+    // tell). None pending: the model starved, nothing can ever move again.
+    if (!sc_core::sc_pending_activity())
       throw KernelError("kernel '" + kernel.name + "': the timing model deadlocked (no SM can make progress) after " +
                         std::to_string(ran / (g.ref_clock().edge_ps(1) ? g.ref_clock().edge_ps(1) : 1)) +
                         " cycles; " + g.describe());

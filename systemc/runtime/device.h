@@ -77,6 +77,8 @@ class Engine {
   // caches data writes it back; the timing model counts that in `last`, the
   // record of the last launch.
   virtual void finish(LaunchRecord& last) {}
+  // The next launches' grid workspace (cooperative launches; 0: none).
+  uint64_t grid_workspace = 0;
 };
 
 class Device {
@@ -111,8 +113,13 @@ class Device {
   // model's default l2.flush=end, the timed L2 flush, counted in the last
   // launch's record). Running it again adds nothing.
   void finish();
+  // Cooperative launches: the grid workspace the next launches see (0: none).
+  void set_grid_workspace(DevPtr p) { engine_->grid_workspace = p; }
 
   const std::vector<LaunchRecord>& launches() const { return launches_; }
+  std::vector<LaunchRecord>& launches() { return launches_; }
+  // Drops the records kept so far (a caller that keeps its own, bounded).
+  void clear_launches() { launches_.clear(); }
   func::GlobalMemory& memory() { return *mem_; }
   const config::Config& config() const { return cfg_; }
   // Replaces the engine (the timing model installs itself here).

@@ -49,7 +49,8 @@ struct StaticOp {
   IssueClass cls = IssueClass::INT;
   uint16_t latency = 1, ii = 1;
   bool control = false, drain = false, mem = false;
-  bool bypass = false;         // not cached in L1: .cg/.cv/volatile loads, atomics
+  bool bypass = false;         // not cached in L1: .cg/.cv/volatile, gpu-scope relaxed/acquire loads, atomics
+  bool acquire = false;        // gpu/sys-scope acquire (ld, atom, fence, membar): later loads miss L1
   // Registers read / written, as physical 32-bit registers of the frame
   // (register-file values) or frame register slots (predicates and
   // registers without a physical one). The scoreboard works on physical

@@ -48,17 +48,28 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
   o.sb_slot.insert(o.sb_slot.end(), o.wr_slot.begin(), o.wr_slot.end());
   dedupe(o.sb_slot);
   o.mem = d.xk == XK::ld || d.xk == XK::st || d.xk == XK::atom || d.xk == XK::red;
+  // PTX memory model on a non-coherent L1: scopes wider than the CTA reach
+  // other SMs, whose writes only the L2 sees. Such relaxed/acquire loads read
+  // past L1; a release waits for the warp's earlier stores to be acknowledged;
+  // an acquire stops the warp until it is done and then invalidates L1, so no
+  // later load reads a line cached before it. .cta scope stays in L1.
+  bool wide = in.m.scope == ptx::Scope::gpu || in.m.scope == ptx::Scope::sys || in.m.scope == ptx::Scope::cluster;
+  bool fence = in.op == Opcode::membar || in.op == Opcode::fence;
   o.bypass = d.xk == XK::atom || d.xk == XK::red || in.m.volatile_ ||
-             in.m.hints.find(".cg") != std::string::npos || in.m.hints.find(".cv") != std::string::npos;
+             in.m.hints.find(".cg") != std::string::npos || in.m.hints.find(".cv") != std::string::npos ||
+             (d.xk == XK::ld && wide && (in.m.relaxed || in.m.acquire));
+  o.acquire = wide && (fence || (in.m.acquire && (d.xk == XK::ld || d.xk == XK::atom)));
   switch (d.xk) {
     case XK::bra: o.control = true; break;
     case XK::call: case XK::ret: case XK::exit: case XK::bar: case XK::trap: case XK::brkpt:
       o.control = o.drain = true;
       break;
     default:
-      if (in.op == Opcode::membar || in.op == Opcode::fence) o.control = o.drain = true;
+      if (fence) o.control = o.drain = true;
       break;
   }
+  if (wide && in.m.release && o.mem) o.drain = true;
+  if (o.acquire) o.control = true;
   o.latency = lat_sp_;
   o.ii = ii_sp_;
   if (o.mem) {
@@ -481,6 +492,10 @@ void Core::complete(Inst* in) {
   --inflight_total_;
   busy_ = true;
   s.dirty = true;
+  if (in->op->acquire) {
+    l1_.invalidate_all();
+    l1_.all_stale();  // fills requested before the acquire must not be installed
+  }
   if (in->op->control) {
     bool was_done = w.done;
     ex_->commit(cta, w, in->f);

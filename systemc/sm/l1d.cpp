@@ -90,6 +90,11 @@ void L1D::release(int i) {
   --busy_;
 }
 
+void L1D::all_stale() {
+  for (auto& m : mshrs_)
+    if (m.busy) m.stale = true;
+}
+
 void L1D::store_seen(uint64_t line) {
   for (auto& m : mshrs_)
     if (m.busy && m.line == line) m.stale = true;

@@ -7,8 +7,9 @@
 // - a store to a line with a miss outstanding marks that MSHR stale: its fill
 //   is not installed and later loads do not merge into it (they would read
 //   the value from before the store);
-// - .cg / volatile loads and atomics bypass L1 (the core sends them without
-//   an MSHR); the cache is invalidated at kernel start.
+// - .cg / volatile loads, gpu-scope relaxed/acquire loads and atomics bypass
+//   L1 (the core sends them without an MSHR); the cache is invalidated at
+//   kernel start and by a gpu-scope acquire (ld/atom .acquire, fence, membar).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -41,6 +42,7 @@ class L1D {
   Mshr& mshr(int i) { return mshrs_[size_t(i)]; }
   void release(int i);
   void store_seen(uint64_t line);                     // marks outstanding misses to line stale
+  void all_stale();                                   // marks every outstanding miss stale (acquire)
   unsigned mshrs_busy() const { return busy_; }
   unsigned sets() const { return sets_; }
   unsigned ways() const { return ways_; }

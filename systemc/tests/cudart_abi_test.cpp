@@ -150,6 +150,37 @@ TEST(CudartAbi, StructLayoutsMatchCuda13) {
   EXPECT_EQ(offsetof(mine::dim3, x), offsetof(::dim3, x)) << "dim3.x";
   EXPECT_EQ(offsetof(mine::dim3, y), offsetof(::dim3, y)) << "dim3.y";
   EXPECT_EQ(offsetof(mine::dim3, z), offsetof(::dim3, z)) << "dim3.z";
+  EXPECT_EQ(sizeof(mine::cudaLaunchConfig_t), sizeof(::cudaLaunchConfig_t)) << "cudaLaunchConfig_t";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, gridDim), offsetof(::cudaLaunchConfig_t, gridDim)) << "cudaLaunchConfig_t.gridDim";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, blockDim), offsetof(::cudaLaunchConfig_t, blockDim)) << "cudaLaunchConfig_t.blockDim";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, dynamicSmemBytes), offsetof(::cudaLaunchConfig_t, dynamicSmemBytes)) << "cudaLaunchConfig_t.dynamicSmemBytes";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, stream), offsetof(::cudaLaunchConfig_t, stream)) << "cudaLaunchConfig_t.stream";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, attrs), offsetof(::cudaLaunchConfig_t, attrs)) << "cudaLaunchConfig_t.attrs";
+  EXPECT_EQ(offsetof(mine::cudaLaunchConfig_t, numAttrs), offsetof(::cudaLaunchConfig_t, numAttrs)) << "cudaLaunchConfig_t.numAttrs";
+  EXPECT_EQ(sizeof(mine::cudaLaunchAttribute), sizeof(::cudaLaunchAttribute)) << "cudaLaunchAttribute";
+  EXPECT_EQ(sizeof(mine::cudaPitchedPtr), sizeof(::cudaPitchedPtr)) << "cudaPitchedPtr";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, ptr), offsetof(::cudaPitchedPtr, ptr)) << "cudaPitchedPtr.ptr";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, pitch), offsetof(::cudaPitchedPtr, pitch)) << "cudaPitchedPtr.pitch";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, xsize), offsetof(::cudaPitchedPtr, xsize)) << "cudaPitchedPtr.xsize";
+  EXPECT_EQ(offsetof(mine::cudaPitchedPtr, ysize), offsetof(::cudaPitchedPtr, ysize)) << "cudaPitchedPtr.ysize";
+  EXPECT_EQ(sizeof(mine::cudaExtent), sizeof(::cudaExtent)) << "cudaExtent";
+  EXPECT_EQ(offsetof(mine::cudaExtent, width), offsetof(::cudaExtent, width)) << "cudaExtent.width";
+  EXPECT_EQ(offsetof(mine::cudaExtent, height), offsetof(::cudaExtent, height)) << "cudaExtent.height";
+  EXPECT_EQ(offsetof(mine::cudaExtent, depth), offsetof(::cudaExtent, depth)) << "cudaExtent.depth";
+  EXPECT_EQ(sizeof(mine::cudaPos), sizeof(::cudaPos)) << "cudaPos";
+  EXPECT_EQ(offsetof(mine::cudaPos, x), offsetof(::cudaPos, x)) << "cudaPos.x";
+  EXPECT_EQ(offsetof(mine::cudaPos, y), offsetof(::cudaPos, y)) << "cudaPos.y";
+  EXPECT_EQ(offsetof(mine::cudaPos, z), offsetof(::cudaPos, z)) << "cudaPos.z";
+  EXPECT_EQ(sizeof(mine::cudaMemcpy3DParms), sizeof(::cudaMemcpy3DParms)) << "cudaMemcpy3DParms";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, srcArray), offsetof(::cudaMemcpy3DParms, srcArray)) << "cudaMemcpy3DParms.srcArray";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, srcPos), offsetof(::cudaMemcpy3DParms, srcPos)) << "cudaMemcpy3DParms.srcPos";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, srcPtr), offsetof(::cudaMemcpy3DParms, srcPtr)) << "cudaMemcpy3DParms.srcPtr";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, dstArray), offsetof(::cudaMemcpy3DParms, dstArray)) << "cudaMemcpy3DParms.dstArray";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, dstPos), offsetof(::cudaMemcpy3DParms, dstPos)) << "cudaMemcpy3DParms.dstPos";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, dstPtr), offsetof(::cudaMemcpy3DParms, dstPtr)) << "cudaMemcpy3DParms.dstPtr";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, extent), offsetof(::cudaMemcpy3DParms, extent)) << "cudaMemcpy3DParms.extent";
+  EXPECT_EQ(offsetof(mine::cudaMemcpy3DParms, kind), offsetof(::cudaMemcpy3DParms, kind)) << "cudaMemcpy3DParms.kind";
+  EXPECT_EQ(offsetof(mine::cudaLaunchAttribute, val), offsetof(::cudaLaunchAttribute, val)) << "cudaLaunchAttribute.val";
 }
 
 TEST(CudartAbi, EnumValuesMatchCuda13) {
@@ -161,7 +192,8 @@ TEST(CudartAbi, EnumValuesMatchCuda13) {
   SAME(cudaErrorUnsupportedLimit); SAME(cudaErrorInvalidPtx); SAME(cudaErrorInvalidResourceHandle);
   SAME(cudaErrorNotReady); SAME(cudaErrorIllegalAddress); SAME(cudaErrorLaunchTimeout);
   SAME(cudaErrorIllegalInstruction); SAME(cudaErrorMisalignedAddress); SAME(cudaErrorLaunchFailure);
-  SAME(cudaErrorNotSupported); SAME(cudaErrorUnknown);
+  SAME(cudaErrorNotSupported); SAME(cudaErrorUnknown); SAME(cudaErrorCooperativeLaunchTooLarge);
+  SAME(cudaLaunchAttributeCooperative);
   SAME(cudaMemcpyHostToHost); SAME(cudaMemcpyHostToDevice); SAME(cudaMemcpyDeviceToHost);
   SAME(cudaMemcpyDeviceToDevice); SAME(cudaMemcpyDefault);
   SAME(cudaDevAttrMaxThreadsPerBlock); SAME(cudaDevAttrClockRate); SAME(cudaDevAttrMultiProcessorCount);
