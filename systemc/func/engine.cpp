@@ -28,7 +28,8 @@ LaunchCtx launch_ctx(const ptx::Module& mod, const ptx::Function& kernel, runtim
 }
 
 FuncEngine::FuncEngine(const config::Config& cfg, GlobalMemory& mem, std::ostream* out)
-    : cfg_(cfg), mem_(mem), out_(out), quantum_(uint64_t(cfg.get(kQuantum))) {}
+    : cfg_(cfg), mem_(mem), out_(out), quantum_(uint64_t(cfg.get(kQuantum))),
+      cta_rounds_(uint64_t(cfg.get(kCtaRounds))) {}
 
 void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid,
                         runtime::Dim3 block, uint64_t dyn_shmem, const std::vector<uint8_t>& params,
@@ -67,20 +68,27 @@ void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, run
     bool progress = false;
     for (size_t i = 0; i < live.size();) {
       Cta& cta = ctas[live[i]];
-      for (Warp& w : cta.warps) {
-        for (uint64_t q = 0; q < quantum_ && !w.done && !w.at_barrier; ++q) {
-          Event e = ex.step(cta, w, f);
-          ++warp_insn;
-          thread_insn += uint64_t(__builtin_popcount(f.active));
-          ++cls[size_t(f.d->cls)];
-          progress = true;
-          if (e != Event::none) break;
+      // A CTA keeps the host core for up to func.cta_rounds rounds of its
+      // warps (its registers stay in the host's caches), then the next one runs.
+      for (uint64_t r = 0; r < cta_rounds_ && !cta.all_done(); ++r) {
+        bool moved = false;
+        for (Warp& w : cta.warps) {
+          for (uint64_t q = 0; q < quantum_ && !w.done && !w.at_barrier; ++q) {
+            Event e = ex.step(cta, w, f);
+            ++warp_insn;
+            thread_insn += uint64_t(__builtin_popcount(f.active));
+            ++cls[size_t(f.d->cls)];
+            moved = true;
+            if (e != Event::none) break;
+          }
         }
+        if (!moved) break;
+        progress = true;
       }
       if (!cta.all_done()) {
         ++i;
       } else if (next < total) {
-        start(live[i++]);  // the slot takes the next CTA
+        start(live[i]);  // the slot takes the next CTA and runs it now, while its storage is in cache
       } else {
         live.erase(live.begin() + std::ptrdiff_t(i));
       }

@@ -27,6 +27,13 @@ inline const config::Key<int64_t> kQuantum{
     "func.quantum", 64, "warp instructions",
     "functional mode: instructions a warp runs before the next resident warp gets a turn", 1, 1 << 30};
 
+inline const config::Key<int64_t> kCtaRounds{
+    "func.cta_rounds", 16, "rounds",
+    "functional mode: rounds of its warps (func.quantum each) a resident CTA runs before the next resident "
+    "CTA gets a turn; more keeps a CTA's registers in the host's caches, fewer lets CTAs that wait on "
+    "each other alternate sooner",
+    1, 1 << 30};
+
 // One launch's context, built the same way by the functional and the timing
 // engine: the launch arguments plus the func.* limits from cfg.
 LaunchCtx launch_ctx(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid, runtime::Dim3 block,
@@ -45,7 +52,7 @@ class FuncEngine final : public runtime::Engine {
   const config::Config& cfg_;
   GlobalMemory& mem_;
   std::ostream* out_;
-  uint64_t quantum_;
+  uint64_t quantum_, cta_rounds_;
   uint64_t launches_ = 0;
 };
 
