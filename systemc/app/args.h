@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/config.h"
 #include "common/error.h"
 
 namespace relgpu::app {
@@ -57,6 +58,18 @@ class Args {
 };
 
 uint64_t parse_u64(const std::string& s, const std::string& what);
+
+// `relgpu run`'s command line, parsed (app/run.cpp). Campaigns use it to
+// compute a run's effective config exactly as the run itself will.
+struct RunCommand {
+  std::string workload, size = "default", config_file, stats_file, csv_file;
+  std::vector<std::string> sets;  // KEY=VALUE in command-line order (--mode, --rtl... included)
+  uint64_t seed = 1;
+  bool quiet = false, help = false;
+};
+RunCommand parse_run(Args& a);
+// --config, then each --set in order; checks the RTL keys.
+config::Config run_config(const RunCommand& c);
 
 int cmd_list(Args& a);
 int cmd_run(Args& a);

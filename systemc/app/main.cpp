@@ -28,18 +28,6 @@ exit status: 0 success, 1 output check failed, 2 bad input, 3 kernel error,
              5 RTL and C++ model differ (relgpu run --rtl-check)
 )";
 
-uint64_t parse_u64(const std::string& s, const std::string& what) {
-  try {
-    size_t pos = 0;
-    if (s.empty() || s[0] == '-') throw 0;
-    uint64_t v = std::stoull(s, &pos, 0);
-    if (pos != s.size()) throw 0;
-    return v;
-  } catch (...) {
-    throw InputError(what + ": expected a non-negative integer, got '" + s + "'");
-  }
-}
-
 static int dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;

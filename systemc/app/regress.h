@@ -119,9 +119,23 @@ struct RunnerOptions {
   bool tty = false;                    // an updating progress line instead of one line per run
   std::ostream* out = nullptr;         // progress; nullptr: silent
 };
-// Runs `selected` (indices into s.runs), at most o.jobs at once. Results
-// come back in the order of `selected`. Ctrl-C kills the children and
-// throws InputError("interrupted").
+// What the pool reports as it goes: `relgpu regress` prints progress from
+// it; `relgpu campaign` also writes each result to its store at once.
+struct PoolEvents {
+  virtual ~PoolEvents() = default;
+  virtual void started(size_t k) {}
+  virtual void finished(size_t k, const Result& r) = 0;
+  // At each wake-up (at least every 100 ms): the runs in flight, name and seconds.
+  virtual void tick(const std::vector<std::pair<std::string, double>>& running) {}
+};
+// Runs each of `runs` as a child process, at most o.jobs at once (o.tty and
+// o.out are not used). Children run in their own process group and die with
+// the pool, even when it is killed with SIGKILL. Ctrl-C or SIGTERM kills the
+// children and throws Interrupted; so does an exception from an event, which
+// then propagates.
+void run_pool(const std::vector<const Run*>& runs, const RunnerOptions& o, PoolEvents& ev);
+// Runs `selected` (indices into s.runs) through run_pool with regress's
+// progress output. Results come back in the order of `selected`.
 std::vector<Result> execute(const Suite& s, const std::vector<size_t>& selected, const RunnerOptions& o);
 unsigned default_jobs();
 // Shell-quoted command line that reproduces a run.

@@ -413,20 +413,53 @@ class Reader {
   // A run with "sweep": {"workload": [...], "seed": [...], "size": [...], "CONFIG.KEY": [...]} stands
   // for the cross product of the listed values (in file order, the last key varying fastest). Each
   // expanded run is named after the run plus "/key=value" per swept key (the workload's own name
-  // part when the workload is swept). Its expectations apply to every expanded run.
+  // part when the workload is swept). Its expectations apply to every expanded run. An integer
+  // range {"from": 1, "to": 100} (both included) stands for the list of its values, for the chips
+  // and seeds of a campaign.
+  struct Value {
+    json v;
+    size_t at;  // offset in the text, for errors
+  };
+  std::vector<Value> axis_values(const Node& n, const std::string& path) const {
+    std::vector<Value> out;
+    if (n.kind == '[' && !n.items.empty()) {
+      for (auto& v : n.items) out.push_back({value(v), v.begin});
+      return out;
+    }
+    if (n.kind != '{') fail(n.begin, path, "expected a non-empty array of values or a range {\"from\": 1, \"to\": 10}");
+    std::optional<int64_t> from, to;
+    for (auto& m : n.members) {
+      if (comment(m.key)) continue;
+      json v = value(m.value);
+      if (m.key != "from" && m.key != "to") unknown(m, path, {"from", "to"});
+      if (!v.is_number_integer()) fail(m.value.begin, path + "." + m.key, "expected an integer, got " + v.dump());
+      (m.key == "from" ? from : to) = v.get<int64_t>();
+    }
+    if (!from || !to) fail(n.begin, path, "a range needs both \"from\" and \"to\"");
+    if (*to < *from) fail(n.begin, path, "an empty range: \"to\" is below \"from\"");
+    if (*to - *from >= 1'000'000) fail(n.begin, path, "a range of more than 1,000,000 values");
+    // Non-negative values as JSON reads them (unsigned), so seeds accept them.
+    for (int64_t x = *from; x <= *to; ++x) out.push_back({x >= 0 ? json(uint64_t(x)) : json(x), n.begin});
+    return out;
+  }
+  std::string string_value(const Value& v, const std::string& path) const {
+    if (!v.v.is_string()) fail(v.at, path, "expected a string, got " + v.v.dump());
+    return v.v.get<std::string>();
+  }
+
   std::vector<Run> read_runs(const Node& n, size_t i, const Run& base) {
     const Node* sw = n.kind == '{' ? n.get("sweep") : nullptr;
     if (!sw) return {read_run(n, i, base)};
     std::string p = "runs[" + std::to_string(i) + "].sweep";
     if (sw->kind != '{') fail(sw->begin, p, "expected an object: key -> array of values");
-    struct Axis { std::string key; std::vector<const Node*> values; };
+    struct Axis { std::string key; std::vector<Value> values; };
     std::vector<Axis> axes;
+    size_t total = 1;
     for (auto& m : sw->members) {
       if (comment(m.key)) continue;
-      if (m.value.kind != '[' || m.value.items.empty())
-        fail(m.value.begin, p + "." + m.key, "expected a non-empty array of values");
-      Axis a{m.key, {}};
-      for (auto& v : m.value.items) a.values.push_back(&v);
+      Axis a{m.key, axis_values(m.value, p + "." + m.key)};
+      total *= a.values.size();
+      if (total > 1'000'000) fail(m.value.begin, p, "the sweep expands to more than 1,000,000 runs");
       axes.push_back(std::move(a));
     }
     if (axes.empty()) fail(sw->begin, p, "an empty sweep; list at least one key");
@@ -439,24 +472,28 @@ class Reader {
       std::string suffix;
       std::vector<std::pair<std::string, json>> extra;
       for (size_t k = 0; k < axes.size(); ++k) {
-        const Node& v = *axes[k].values[at[k]];
+        const Value& v = axes[k].values[at[k]];
         const std::string& key = axes[k].key;
         std::string kp = p + "." + key + "[" + std::to_string(at[k]) + "]";
-        json jv = value(v);
+        const json& jv = v.v;
         std::string shown = jv.is_string() ? jv.get<std::string>() : jv.dump();
         if (key == "workload") {
-          if (has_workload) fail(v.begin, kp, "the run gives \"workload\" too; sweep it or set it, not both");
-          r.workload = as_string(v, kp);
+          if (has_workload) fail(v.at, kp, "the run gives \"workload\" too; sweep it or set it, not both");
+          r.workload = string_value(v, kp);
           if (!wl::find(r.workload))
-            fail(v.begin, kp, "unknown workload '" + r.workload + "'; `relgpu list` shows the workloads");
+            fail(v.at, kp, "unknown workload '" + r.workload + "'; `relgpu list` shows the workloads");
           if (named) suffix += "/" + r.workload;
           continue;
         }
-        if (key == "seed") r.seed = seed(v, kp);
-        else if (key == "size") r.size = size(v, kp);
-        else {
+        if (key == "seed") {
+          if (!jv.is_number_unsigned()) fail(v.at, kp, "expected a non-negative integer, got " + jv.dump());
+          r.seed = jv.get<uint64_t>();
+        } else if (key == "size") {
+          r.size = string_value(v, kp);
+          if (r.size != "small" && r.size != "default") fail(v.at, kp, "must be 'small' or 'default', got '" + r.size + "'");
+        } else {
           config::Config scratch;
-          scratch.set_value(key, jv, file_ + ":" + std::to_string(Scanner::line_of(text_, v.begin)) + ": " + kp);
+          scratch.set_value(key, jv, file_ + ":" + std::to_string(Scanner::line_of(text_, v.at)) + ": " + kp);
           extra.emplace_back(key, jv);
         }
         suffix += "/" + key + "=" + shown;
