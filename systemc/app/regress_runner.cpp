@@ -8,10 +8,11 @@
 // runner (and the other runs' results) down with it. The child's output
 // goes to a log file that the report quotes when the run fails.
 //
-// fork+exec rather than posix_spawn, for two things only the child can do
-// before exec: its own process group (a terminal's Ctrl-C reaches the pool,
-// which stops the children itself) and PR_SET_PDEATHSIG, so that children
-// die with the pool even when it is killed with SIGKILL.
+// Children run in their own process group (a terminal's Ctrl-C reaches the
+// pool, which stops the children itself) and die with the pool even when it
+// is killed with SIGKILL: the pool passes its pid in RELGPU_POOL_PID and the
+// child sets PR_SET_PDEATHSIG at start (app/main.cpp). posix_spawn, not
+// fork, because fork copies the pool's page tables for every run.
 //
 // The pool sleeps in poll() on a pipe that the SIGCHLD and SIGINT handlers
 // write to, so it reaps a finished child at once (a campaign of short runs
@@ -21,8 +22,9 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,7 +75,8 @@ struct SignalGuard {
   int pipe_fd[2] = {-1, -1};
   struct sigaction old_int {}, old_term {}, old_chld {};
   SignalGuard() {
-    if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0) throw InputError(std::string("cannot create a pipe: ") + strerror(errno));
+    if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) != 0)
+      throw InputError(std::string("cannot create a pipe: ") + strerror(errno));
     g_interrupted = 0;
     g_wake_fd = pipe_fd[1];
     struct sigaction sa {};
@@ -104,12 +107,19 @@ struct SignalGuard {
   }
 };
 
+// A whole file, or "" (a stats file can be a few MB: one read, no streams).
 std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return "";
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string s;
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && st.st_size > 0) s.reserve(size_t(st.st_size));
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) s.append(buf, size_t(n));
+  close(fd);
+  return s;
 }
 
 std::string safe_name(size_t k, const std::string& name) {
@@ -232,46 +242,33 @@ struct Flight {
   }
 };
 
-// Starts `exe` with stdin from /dev/null and stdout+stderr into `log`.
-// Returns the pid, or -1 with `error` set when it cannot be started (exec's
-// errno comes back through a close-on-exec pipe).
+// Starts `exe` with stdin from /dev/null and stdout+stderr into `log`, in
+// its own process group. Returns the pid, or -1 with `error` set.
 pid_t spawn(const std::string& exe, std::vector<std::string>& args, const std::string& log, std::string& error) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  int errpipe[2];
-  if (pipe2(errpipe, O_CLOEXEC) != 0) {
-    error = std::string("cannot create a pipe: ") + strerror(errno);
-    return -1;
-  }
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {  // only async-signal-safe calls from here to exec
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);  // the pool died before prctl
-    int in = open("/dev/null", O_RDONLY);
-    int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = 0;
-    if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) e = errno;
-    else execv(exe.c_str(), argv.data()), e = errno;
-    (void)!write(errpipe[1], &e, sizeof e);
-    _exit(127);
-  }
-  close(errpipe[1]);
-  if (pid < 0) {
-    error = std::string("fork failed: ") + strerror(errno);
-    close(errpipe[0]);
-    return -1;
-  }
-  int e = 0;
-  ssize_t n;
-  while ((n = read(errpipe[0], &e, sizeof e)) < 0 && errno == EINTR) {
-  }
-  close(errpipe[0]);
-  if (n == sizeof e) {
-    waitpid(pid, nullptr, 0);
-    error = "cannot start " + exe + ": " + strerror(e);
+  static const std::string pool = "RELGPU_POOL_PID=" + std::to_string(getpid());
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "RELGPU_POOL_PID=", 16) != 0) envp.push_back(*e);
+  envp.push_back(const_cast<char*>(pool.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, exe.c_str(), &fa, &at, argv.data(), envp.data());
+  posix_spawnattr_destroy(&at);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    error = "cannot start " + exe + ": " + strerror(rc);
     return -1;
   }
   return pid;
@@ -285,9 +282,10 @@ struct Collect : PoolEvents {
   std::vector<Result> results;
   Collect(const Suite& s, const std::vector<size_t>& sel, const RunnerOptions& o)
       : s(s), selected(sel), progress(o.out, o.tty, sel.size()), results(sel.size()) {}
-  void finished(size_t k, const Result& r) override {
-    results[k] = r;
-    progress.finished(s.runs[selected[k]], r);
+  void finished(size_t k, const Ended& e) override {
+    const Run& r = s.runs[selected[k]];
+    results[k] = evaluate(r, e.exit_code, e.signal, e.timed_out, e.wall_s, e.stats, e.log);
+    progress.finished(r, results[k]);
   }
   void tick(const std::vector<std::pair<std::string, double>>& running) override { progress.tick(running); }
 };
@@ -295,8 +293,8 @@ struct Collect : PoolEvents {
 }  // namespace
 
 void run_pool(const std::vector<const Run*>& runs, const RunnerOptions& o, PoolEvents& ev) {
-  std::string dir = o.keep_dir;
-  bool temporary = dir.empty();
+  std::string dir = o.keep_dir.empty() ? o.scratch_dir : o.keep_dir;
+  bool temporary = o.keep_dir.empty() && o.scratch_dir.empty();
   if (temporary) {
     std::error_code ec;
     fs::path base = fs::temp_directory_path(ec);
@@ -323,6 +321,27 @@ void run_pool(const std::vector<const Run*>& runs, const RunnerOptions& o, PoolE
   auto& running = flight.children;
   const unsigned jobs = std::max(1u, o.jobs);
   size_t next = 0;
+  struct Pending {
+    size_t k;
+    Ended e;
+    std::string stats_path, log_path;  // read after the refill; empty for a run that did not start
+  };
+  std::vector<Pending> ended;  // finished, their events not yet sent
+  // Unless kept, a run's files are a slot's, reused once read, so that a
+  // campaign's scratch directory never holds more than a few files.
+  std::vector<bool> slot_busy;
+  auto take_slot = [&] {
+    size_t i = 0;
+    while (i < slot_busy.size() && slot_busy[i]) ++i;
+    if (i == slot_busy.size()) slot_busy.push_back(false);
+    slot_busy[i] = true;
+    return i;
+  };
+  auto release_slot = [&](const std::string& stats_path) {
+    if (!o.keep_dir.empty() || stats_path.empty()) return;
+    std::string n = fs::path(stats_path).filename().string();  // "slotN.stats.json"
+    slot_busy[std::stoul(n.substr(4))] = false;
+  };
 
   auto start = [&](size_t k) {
     const Run& r = *runs[k];
@@ -330,30 +349,38 @@ void run_pool(const std::vector<const Run*>& runs, const RunnerOptions& o, PoolE
     c.k = k;
     c.t0 = Clock::now();
     c.limit_s = o.timeout_s.value_or(r.timeout_s);
-    std::string base = (fs::path(dir) / safe_name(k, r.name)).string();
+    std::string base = (fs::path(dir) / (o.keep_dir.empty() ? "slot" + std::to_string(take_slot())
+                                                             : safe_name(k, r.name))).string();
     c.stats = base + ".stats.json";
     c.log = base + ".log";
-    std::remove(c.stats.c_str());  // a kept directory may hold an old one
+    std::remove(c.stats.c_str());  // an old one (a kept directory, a reused slot) must not pass for this run's
     std::vector<std::string> args = r.args();
     args.insert(args.begin(), "relgpu");
     args.insert(args.end(), {"--stats", c.stats, "--quiet"});
+    args.insert(args.end(), o.run_args.begin(), o.run_args.end());
     std::string error;
     c.pid = spawn(o.exe, args, c.log, error);
     if (c.pid < 0) {
-      ev.finished(k, evaluate(r, 127, 0, false, 0, "", "relgpu: " + error + "\n"));
+      release_slot(c.stats);
+      Ended e;
+      e.exit_code = 127;
+      e.log = "relgpu: " + error + "\n";
+      ended.push_back({k, std::move(e), "", ""});
       return;
     }
     running.push_back(std::move(c));
     ev.started(k);
   };
+  auto fill = [&] {
+    while (running.size() < jobs && next < runs.size()) start(next++);
+  };
 
-  while (next < runs.size() || !running.empty()) {
+  while (next < runs.size() || !running.empty() || !ended.empty()) {
     if (g_interrupted) {
       size_t n = running.size();
       throw Interrupted("interrupted; " + std::to_string(n) + " run" + (n == 1 ? "" : "s") + " in flight killed");
     }
-    while (running.size() < jobs && next < runs.size()) start(next++);
-    bool reaped = false;
+    fill();
     std::vector<std::pair<std::string, double>> names;
     for (size_t i = 0; i < running.size();) {
       Child& c = running[i];
@@ -362,13 +389,13 @@ void run_pool(const std::vector<const Run*>& runs, const RunnerOptions& o, PoolE
       pid_t w = waitpid(c.pid, &st, WNOHANG);
       if (w == c.pid || (w < 0 && errno == ECHILD)) {
         if (g_interrupted) break;  // it may have died of the same Ctrl-C: not a result
-        const Run& r = *runs[c.k];
-        int code = w == c.pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        int sig = w == c.pid && WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-        Child done = std::move(c);
+        Ended e;
+        e.exit_code = w == c.pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        e.signal = w == c.pid && WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+        e.timed_out = c.killed;
+        e.wall_s = t;
+        ended.push_back({c.k, std::move(e), c.stats, c.log});
         running.erase(running.begin() + long(i));
-        ev.finished(done.k, evaluate(r, code, sig, done.killed, t, slurp(done.stats), slurp(done.log)));
-        reaped = true;
         continue;
       }
       if (!c.killed && t > c.limit_s) {
@@ -379,8 +406,21 @@ void run_pool(const std::vector<const Run*>& runs, const RunnerOptions& o, PoolE
       ++i;
     }
     if (g_interrupted) continue;
+    // Refill first: judging and storing a result then overlaps the next runs.
+    fill();
+    bool any = !ended.empty();
+    std::vector<Pending> done;
+    done.swap(ended);
+    for (auto& p : done) {
+      if (!p.stats_path.empty()) {
+        p.e.stats = slurp(p.stats_path);
+        p.e.log = slurp(p.log_path);
+        release_slot(p.stats_path);
+      }
+      ev.finished(p.k, p.e);
+    }
     ev.tick(names);
-    if (!reaped) guard.wait(100);
+    if (!any) guard.wait(100);
   }
 }
 

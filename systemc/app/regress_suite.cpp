@@ -532,6 +532,7 @@ std::vector<std::string> Run::args() const {
   if (!mode.empty()) a.insert(a.end(), {"--mode", mode});
   if (seed) a.insert(a.end(), {"--seed", std::to_string(*seed)});
   for (auto& [k, v] : set) a.insert(a.end(), {"--set", k + "=" + (v.is_string() ? v.get<std::string>() : v.dump())});
+  if (!config_hash.empty()) a.insert(a.end(), {"--config-hash", config_hash});
   return a;
 }
 
@@ -698,7 +699,7 @@ static std::string reason(const std::string& log) {
 }
 
 Result evaluate(const Run& r, int exit_code, int signal, bool timed_out, double wall_s, const std::string& stats_text,
-                const std::string& log) {
+                const std::string& log, const std::vector<std::string>* keep) {
   Result res;
   res.wall_s = wall_s;
   res.exit_code = exit_code;
@@ -729,7 +730,24 @@ Result evaluate(const Run& r, int exit_code, int signal, bool timed_out, double 
     return res;
   }
   try {
-    res.stats = json::parse(stats_text);
+    if (keep) {
+      // A top-level key may be any prefix of an expectation's dotted path
+      // (lookup() finds flattened keys).
+      std::vector<std::string> names = *keep;
+      names.push_back("output_message");
+      for (auto& e : r.expect) {
+        names.push_back(e.key);
+        for (size_t dot = e.key.find('.'); dot != std::string::npos; dot = e.key.find('.', dot + 1))
+          names.push_back(e.key.substr(0, dot));
+      }
+      json::parser_callback_t only = [&](int depth, json::parse_event_t ev, json& parsed) {
+        if (depth != 1 || ev != json::parse_event_t::key) return true;
+        return std::find(names.begin(), names.end(), parsed.get<std::string>()) != names.end();
+      };
+      res.stats = json::parse(stats_text, only);
+    } else {
+      res.stats = json::parse(stats_text);
+    }
   } catch (const std::exception& e) {
     res.status = Status::error;
     res.message = std::string("unreadable stats: ") + e.what();

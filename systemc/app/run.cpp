@@ -28,8 +28,13 @@ options:
   --mode timing|functional  simulation mode (default: timing; same as --set sim.mode=...)
   --seed N               seed for the workload's input data (default: 1)
   --stats FILE           write the stats as JSON
+  --stats-compact        write them on one line, without indentation (for tools)
+  --no-launch-detail     leave each launch's timing detail out of the stats (the run's
+                         totals stay); most of a short timing run's stats are that detail
   --csv FILE             append one row of headline stats (header first if FILE is new), for sweeps
   --quiet                print nothing but errors
+  --config-hash HASH     run only if the effective config hashes to HASH, else exit 2
+                         (campaigns pass it, so no result is stored under another config)
   -h, --help             this text
 
 RTL in the loop (timing mode; blocks the config does not enable are not instantiated):
@@ -63,11 +68,14 @@ RunCommand parse_run(Args& a) {
     else if (opt == "--mode") c.sets.push_back("sim.mode=" + v());
     else if (opt == "--seed") c.seed = parse_u64(v(), "--seed");
     else if (opt == "--stats") c.stats_file = v();
+    else if (opt == "--stats-compact") c.stats_compact = true;
+    else if (opt == "--no-launch-detail") c.launch_detail = false;
     else if (opt == "--csv") c.csv_file = v();
     else if (opt == "--quiet") c.quiet = true;
     else if (opt == "--rtl") c.sets.push_back("sim.rtl=" + v());
     else if (opt == "--rtl-check") c.sets.push_back("sim.rtl_check=true");
     else if (opt == "--trace-rtl") c.sets.push_back("sim.trace_rtl=" + v());
+    else if (opt == "--config-hash") c.config_hash = v();
     else if (opt.rfind("-", 0) == 0) a.unknown(arg);
     else if (c.workload.empty()) c.workload = arg;
     else throw InputError("run: one workload at a time (got '" + c.workload + "' and '" + arg + "')");
@@ -99,6 +107,12 @@ int cmd_run(Args& a) {
   wl::Size size = c.size == "small" ? wl::Size::small : wl::Size::standard;
   const uint64_t seed = c.seed;
   config::Config cfg = run_config(c);
+  if (!c.config_hash.empty()) {
+    std::string h = hash_hex(cfg.effective().dump());
+    if (h != c.config_hash)
+      throw InputError("run: the effective config (hash " + h + ") is not the one expected (--config-hash " +
+                       c.config_hash + "): was a config file edited, or is this another relgpu build?");
+  }
 
   runtime::Device dev(cfg);
   gpu::use_configured_engine(dev, cfg);
@@ -108,9 +122,9 @@ int cmd_run(Args& a) {
   wl::Result r = w->run(ctx);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  RunInfo info{name, c.size, cfg.get(gpu::kMode), seed, wall, r.pass, r.message};
+  RunInfo info{name, c.size, cfg.get(gpu::kMode), seed, wall, r.pass, r.message, c.launch_detail};
   auto stats = run_stats(info, dev, cfg);
-  if (!c.stats_file.empty()) write_json(c.stats_file, stats);
+  if (!c.stats_file.empty()) write_json(c.stats_file, stats, c.stats_compact);
   if (!c.csv_file.empty()) append_csv(c.csv_file, stats, c.config_file);
   if (!c.quiet) print_summary(std::cout, info, stats, log.str());
   return r.pass ? 0 : 1;
