@@ -118,10 +118,10 @@ struct ToStore : regress::PoolEvents {
   void finished(size_t k, const regress::Ended& e) override {
     writer.check();
     Record rec = make_record(*todo[k]->run, e, started_at[k].empty() ? now_utc() : started_at[k], "local");
-    progress.finished(todo[k]->run->name, rec);
-    writer.finish(ids[k], todo[k]->key, std::move(rec));
     in_flight.erase(k);
     progress.set_running(int64_t(in_flight.size()));
+    progress.finished(todo[k]->run->name, rec);
+    writer.finish(ids[k], todo[k]->key, std::move(rec));
   }
   void tick(const std::vector<std::pair<std::string, double>>&) override {
     writer.check();
