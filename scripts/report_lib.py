@@ -1,11 +1,58 @@
-"""Shared pieces of scripts/report: reading runs, grouping, tables, plots."""
+"""Shared pieces of scripts/report: reading a campaign store, tables, plots, pages."""
+import base64
+import html
+import json
 import math
 import os
+import re
+import sqlite3
+import sys
 
+import markdown
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+
+def die(msg):
+    print(f"scripts/report: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_store(path, campaign, mech):
+    """The campaign's runs in the store: (runs, missing). A run is its stats
+    with "config" (the effective config) and "_name" (its name in the spec);
+    missing lists (name, status, message) of the runs that left no stats."""
+    if not os.path.isfile(path):
+        die(f"{path}: no such store (make one with `relgpu campaign run regress/{mech}.json --store {path}`)")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        names = [r[0] for r in db.execute("SELECT name FROM campaigns ORDER BY name")]
+    except sqlite3.DatabaseError as e:
+        die(f"{path}: not a relgpu campaign store ({e})")
+    if campaign not in names:
+        die(f"{path}: no campaign '{campaign}' in the store (it has: {', '.join(names) or 'none'}); "
+            f"run `relgpu campaign run regress/{mech}.json --store {path}`")
+    runs, missing = [], []
+    rows = db.execute("SELECT name, status, coalesce(message, ''), stats, config FROM results "
+                      "WHERE campaign = ? AND current = 1 ORDER BY id", (campaign,))
+    for name, status, message, stats, config in rows:
+        if status != "done":
+            missing.append((name, status, message))
+            continue
+        s = json.loads(stats)
+        s["config"] = json.loads(config)
+        s["_name"] = name
+        runs.append(s)
+    if not runs:
+        die(f"{path}: campaign '{campaign}' has no finished runs yet")
+    return runs, missing
+
+
+def missing_text(missing):
+    """One line per run without stats: its name and why."""
+    return ["- `{}`: {}".format(n, m if st == "failed" else f"{st} (not run yet)") for n, st, m in missing]
 
 
 def cfg(run, key):
@@ -73,9 +120,32 @@ def _save(fig, ax, path, title, xlabel, ylabel):
 
 
 def save_page(out, mech, md):
-    """Writes OUT/<mech>.md: the generated lines, then scripts/report_<mech>_notes.md verbatim."""
+    """Writes OUT/<mech>.md (the generated lines, then scripts/report_<mech>_notes.md
+    verbatim) and OUT/<mech>.html, the same page with its plots inlined."""
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"report_{mech}_notes.md")
+    with open(notes) as f:
+        text = "\n".join(md) + "\n\n" + f.read()
     path = os.path.join(out, f"{mech}.md")
-    with open(notes) as f, open(path, "w") as o:
-        o.write("\n".join(md) + "\n\n" + f.read())
+    with open(path, "w") as o:
+        o.write(text)
+    return path, write_html(out, mech, text)
+
+
+def write_html(out, mech, text):
+    body = markdown.markdown(text, extensions=["tables", "fenced_code"])
+
+    def inline(m):
+        with open(os.path.join(out, m.group(2)), "rb") as f:
+            return f'{m.group(1)}"data:image/png;base64,{base64.b64encode(f.read()).decode()}"'
+    body = re.sub(r'(<img [^>]*src=)"([^":/]+\.png)"', inline, body)
+    title = re.search(r"<h1>(.*?)</h1>", body)
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+            + (title.group(1) if title else html.escape(mech)) + "</title>\n<style>\n"
+            "body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;line-height:1.4}\n"
+            "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #bbb;padding:.2em .5em}\n"
+            "th{background:#eee}img{max-width:100%}code{background:#f4f4f4}\n"
+            "</style></head><body>\n" + body + "\n</body></html>\n")
+    path = os.path.join(out, f"{mech}.html")
+    with open(path, "w") as o:
+        o.write(page)
     return path

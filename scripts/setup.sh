@@ -7,7 +7,8 @@ RELGPU_BUILD=${RELGPU_BUILD:-$RELGPU_ROOT/build}
 RELGPU_JOBS=${RELGPU_JOBS:-$(nproc)}
 
 relgpu_packages=(cmake make g++ pkg-config libsystemc-dev verilator yosys opensta
-                 nlohmann-json3-dev libgtest-dev libzstd-dev liblz4-dev python3 python3-matplotlib time)
+                 nlohmann-json3-dev libgtest-dev libzstd-dev liblz4-dev libsqlite3-dev sqlite3 python3
+                 python3-matplotlib python3-markdown time slurm-wlm munge)
 
 relgpu_install_missing() {
   local missing=() p

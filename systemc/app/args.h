@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/config.h"
 #include "common/error.h"
 
 namespace relgpu::app {
@@ -57,6 +58,21 @@ class Args {
 };
 
 uint64_t parse_u64(const std::string& s, const std::string& what);
+// 16 hex digits of the 64-bit FNV-1a hash of `text` (config identities).
+std::string hash_hex(const std::string& text);
+
+// `relgpu run`'s command line, parsed (app/run.cpp). Campaigns use it to
+// compute a run's effective config exactly as the run itself will.
+struct RunCommand {
+  std::string workload, size = "default", config_file, stats_file, csv_file;
+  std::string config_hash;        // --config-hash: refuse to run under any other effective config
+  std::vector<std::string> sets;  // KEY=VALUE in command-line order (--mode, --rtl... included)
+  uint64_t seed = 1;
+  bool quiet = false, help = false, stats_compact = false, launch_detail = true;
+};
+RunCommand parse_run(Args& a);
+// --config, then each --set in order; checks the RTL keys.
+config::Config run_config(const RunCommand& c);
 
 int cmd_list(Args& a);
 int cmd_run(Args& a);
@@ -64,5 +80,6 @@ int cmd_ptx_info(Args& a);
 int cmd_config(Args& a);
 int cmd_regress(Args& a);  // app/regress.cpp
 int cmd_exec(Args& a);     // app/exec.cpp
+int cmd_campaign(Args& a); // app/campaign.cpp
 
 }  // namespace relgpu::app

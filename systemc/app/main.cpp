@@ -1,4 +1,8 @@
 // relgpu: command-line entry. libsystemc defines main() and calls sc_main.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <systemc>
@@ -19,6 +23,9 @@ commands:
   ptx-info FILE.ptx         kernels, registers, basic blocks, reconvergence points, dead bits
   config --explain [PREFIX] every configuration key with its type, default, range and doc
   regress SUITE.json        run a regression suite in parallel, compare stats (relgpu regress --help)
+  campaign run SPEC.json --store FILE
+                            run many runs, resumable, into an SQLite store; locally or
+                            as Slurm job arrays (relgpu campaign --help)
   exec [options] -- ./app   run a CUDA program (nvcc -cudart shared) on the simulated GPU (relgpu exec --help)
 
 options:
@@ -27,18 +34,6 @@ options:
 exit status: 0 success, 1 output check failed, 2 bad input, 3 kernel error,
              5 RTL and C++ model differ (relgpu run --rtl-check)
 )";
-
-uint64_t parse_u64(const std::string& s, const std::string& what) {
-  try {
-    size_t pos = 0;
-    if (s.empty() || s[0] == '-') throw 0;
-    uint64_t v = std::stoull(s, &pos, 0);
-    if (pos != s.size()) throw 0;
-    return v;
-  } catch (...) {
-    throw InputError(what + ": expected a non-negative integer, got '" + s + "'");
-  }
-}
 
 static int dispatch(int argc, char** argv) {
   if (argc < 2) {
@@ -57,6 +52,7 @@ static int dispatch(int argc, char** argv) {
   if (cmd == "config") return cmd_config(a);
   if (cmd == "regress") return cmd_regress(a);
   if (cmd == "exec") return cmd_exec(a);
+  if (cmd == "campaign") return cmd_campaign(a);
   throw InputError("unknown command '" + cmd + "' (see `relgpu --help`)");
 }
 
@@ -66,7 +62,19 @@ static int dispatch(int argc, char** argv) {
 // the variable that disables it must be set during static initialisation.
 static const bool kNoBanner = [] { return setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0; }();
 
+// A run started by a process pool (regress, campaigns) dies with the pool,
+// even one killed with SIGKILL, instead of running on unwatched.
+static void die_with_pool() {
+  const char* p = std::getenv("RELGPU_POOL_PID");
+  if (!p) return;
+  long pool = std::strtol(p, nullptr, 10);
+  unsetenv("RELGPU_POOL_PID");  // not for this process's own children
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != pool) _exit(137);  // the pool died before prctl
+}
+
 int sc_main(int argc, char** argv) {
+  die_with_pool();
   try {
     return relgpu::app::dispatch(argc, argv);
   } catch (const relgpu::InputError& e) {

@@ -45,6 +45,7 @@ struct Run {
   std::vector<std::pair<std::string, json>> set;  // config overrides, flattened, defaults first
   double timeout_s = 0;
   std::vector<Expect> expect;
+  std::string config_hash;           // campaigns: its planned effective config (relgpu run --config-hash)
   // `relgpu` arguments that reproduce the run (without --stats/--quiet).
   std::vector<std::string> args() const;
 };
@@ -107,23 +108,54 @@ struct Result {
 
 // Judges one finished child from how it ended, its stats file text (empty
 // when it wrote none) and its output. Pure, so tests drive it directly.
+// With `keep`, Result::stats holds only these top-level keys and those the
+// expectations reach: a campaign stores the stats text itself and need not
+// build a document of several hundred KB for every run.
 Result evaluate(const Run& r, int exit_code, int signal, bool timed_out, double wall_s,
-                const std::string& stats_text, const std::string& log);
+                const std::string& stats_text, const std::string& log,
+                const std::vector<std::string>* keep = nullptr);
 
 // ---- the process pool (regress_runner.cpp)
 struct RunnerOptions {
   std::string exe = "/proc/self/exe";  // the relgpu binary the children run
   unsigned jobs = 1;
   std::optional<double> timeout_s;     // overrides the suite's per-run timeouts
-  std::string keep_dir;                // keep each run's stats and log here; empty: a temporary directory
+  std::string keep_dir;                // keep each run's stats and log here
+  std::string scratch_dir;             // else their files go here (and are reused); empty: a temporary directory
+  std::vector<std::string> run_args;   // added to every run's command line (campaigns: --stats-compact ...)
   bool tty = false;                    // an updating progress line instead of one line per run
   std::ostream* out = nullptr;         // progress; nullptr: silent
 };
-// Runs `selected` (indices into s.runs), at most o.jobs at once. Results
-// come back in the order of `selected`. Ctrl-C kills the children and
-// throws InputError("interrupted").
+// How a child ended: what evaluate() judges.
+struct Ended {
+  int exit_code = -1;                // -1 when killed by a signal
+  int signal = 0;
+  bool timed_out = false;
+  double wall_s = 0;
+  std::string stats, log;            // the stats file's text (empty: none) and the output
+};
+// What the pool reports as it goes: `relgpu regress` prints progress from
+// it; `relgpu campaign` also writes each result to its store at once.
+struct PoolEvents {
+  virtual ~PoolEvents() = default;
+  virtual void started(size_t k) {}
+  virtual void finished(size_t k, const Ended& e) = 0;
+  // At each wake-up (at least every 100 ms): the runs in flight, name and seconds.
+  virtual void tick(const std::vector<std::pair<std::string, double>>& running) {}
+};
+// Runs each of `runs` as a child process, at most o.jobs at once (o.tty and
+// o.out are not used). Children run in their own process group and die with
+// the pool, even when it is killed with SIGKILL. A finished run's slot is
+// filled again before its event, so the CPUs stay busy while results are
+// judged and written. Ctrl-C or SIGTERM kills the children and throws
+// Interrupted; an exception from an event kills them and propagates.
+void run_pool(const std::vector<const Run*>& runs, const RunnerOptions& o, PoolEvents& ev);
+// Runs `selected` (indices into s.runs) through run_pool with regress's
+// progress output. Results come back in the order of `selected`.
 std::vector<Result> execute(const Suite& s, const std::vector<size_t>& selected, const RunnerOptions& o);
 unsigned default_jobs();
+// `a` quoted for a POSIX shell when it needs to be.
+std::string shell_quote(const std::string& a);
 // Shell-quoted command line that reproduces a run.
 std::string reproduce(const Run& r, const std::string& exe_display);
 

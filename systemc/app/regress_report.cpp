@@ -18,7 +18,7 @@ std::string mismatch_line(const Mismatch& m) {
   return s;
 }
 
-static std::string shell_quote(const std::string& a) {
+std::string shell_quote(const std::string& a) {
   if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
                         std::string::npos)
     return a;

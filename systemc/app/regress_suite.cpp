@@ -413,20 +413,53 @@ class Reader {
   // A run with "sweep": {"workload": [...], "seed": [...], "size": [...], "CONFIG.KEY": [...]} stands
   // for the cross product of the listed values (in file order, the last key varying fastest). Each
   // expanded run is named after the run plus "/key=value" per swept key (the workload's own name
-  // part when the workload is swept). Its expectations apply to every expanded run.
+  // part when the workload is swept). Its expectations apply to every expanded run. An integer
+  // range {"from": 1, "to": 100} (both included) stands for the list of its values, for the chips
+  // and seeds of a campaign.
+  struct Value {
+    json v;
+    size_t at;  // offset in the text, for errors
+  };
+  std::vector<Value> axis_values(const Node& n, const std::string& path) const {
+    std::vector<Value> out;
+    if (n.kind == '[' && !n.items.empty()) {
+      for (auto& v : n.items) out.push_back({value(v), v.begin});
+      return out;
+    }
+    if (n.kind != '{') fail(n.begin, path, "expected a non-empty array of values or a range {\"from\": 1, \"to\": 10}");
+    std::optional<int64_t> from, to;
+    for (auto& m : n.members) {
+      if (comment(m.key)) continue;
+      json v = value(m.value);
+      if (m.key != "from" && m.key != "to") unknown(m, path, {"from", "to"});
+      if (!v.is_number_integer()) fail(m.value.begin, path + "." + m.key, "expected an integer, got " + v.dump());
+      (m.key == "from" ? from : to) = v.get<int64_t>();
+    }
+    if (!from || !to) fail(n.begin, path, "a range needs both \"from\" and \"to\"");
+    if (*to < *from) fail(n.begin, path, "an empty range: \"to\" is below \"from\"");
+    if (*to - *from >= 1'000'000) fail(n.begin, path, "a range of more than 1,000,000 values");
+    // Non-negative values as JSON reads them (unsigned), so seeds accept them.
+    for (int64_t x = *from; x <= *to; ++x) out.push_back({x >= 0 ? json(uint64_t(x)) : json(x), n.begin});
+    return out;
+  }
+  std::string string_value(const Value& v, const std::string& path) const {
+    if (!v.v.is_string()) fail(v.at, path, "expected a string, got " + v.v.dump());
+    return v.v.get<std::string>();
+  }
+
   std::vector<Run> read_runs(const Node& n, size_t i, const Run& base) {
     const Node* sw = n.kind == '{' ? n.get("sweep") : nullptr;
     if (!sw) return {read_run(n, i, base)};
     std::string p = "runs[" + std::to_string(i) + "].sweep";
     if (sw->kind != '{') fail(sw->begin, p, "expected an object: key -> array of values");
-    struct Axis { std::string key; std::vector<const Node*> values; };
+    struct Axis { std::string key; std::vector<Value> values; };
     std::vector<Axis> axes;
+    size_t total = 1;
     for (auto& m : sw->members) {
       if (comment(m.key)) continue;
-      if (m.value.kind != '[' || m.value.items.empty())
-        fail(m.value.begin, p + "." + m.key, "expected a non-empty array of values");
-      Axis a{m.key, {}};
-      for (auto& v : m.value.items) a.values.push_back(&v);
+      Axis a{m.key, axis_values(m.value, p + "." + m.key)};
+      total *= a.values.size();
+      if (total > 1'000'000) fail(m.value.begin, p, "the sweep expands to more than 1,000,000 runs");
       axes.push_back(std::move(a));
     }
     if (axes.empty()) fail(sw->begin, p, "an empty sweep; list at least one key");
@@ -439,24 +472,28 @@ class Reader {
       std::string suffix;
       std::vector<std::pair<std::string, json>> extra;
       for (size_t k = 0; k < axes.size(); ++k) {
-        const Node& v = *axes[k].values[at[k]];
+        const Value& v = axes[k].values[at[k]];
         const std::string& key = axes[k].key;
         std::string kp = p + "." + key + "[" + std::to_string(at[k]) + "]";
-        json jv = value(v);
+        const json& jv = v.v;
         std::string shown = jv.is_string() ? jv.get<std::string>() : jv.dump();
         if (key == "workload") {
-          if (has_workload) fail(v.begin, kp, "the run gives \"workload\" too; sweep it or set it, not both");
-          r.workload = as_string(v, kp);
+          if (has_workload) fail(v.at, kp, "the run gives \"workload\" too; sweep it or set it, not both");
+          r.workload = string_value(v, kp);
           if (!wl::find(r.workload))
-            fail(v.begin, kp, "unknown workload '" + r.workload + "'; `relgpu list` shows the workloads");
+            fail(v.at, kp, "unknown workload '" + r.workload + "'; `relgpu list` shows the workloads");
           if (named) suffix += "/" + r.workload;
           continue;
         }
-        if (key == "seed") r.seed = seed(v, kp);
-        else if (key == "size") r.size = size(v, kp);
-        else {
+        if (key == "seed") {
+          if (!jv.is_number_unsigned()) fail(v.at, kp, "expected a non-negative integer, got " + jv.dump());
+          r.seed = jv.get<uint64_t>();
+        } else if (key == "size") {
+          r.size = string_value(v, kp);
+          if (r.size != "small" && r.size != "default") fail(v.at, kp, "must be 'small' or 'default', got '" + r.size + "'");
+        } else {
           config::Config scratch;
-          scratch.set_value(key, jv, file_ + ":" + std::to_string(Scanner::line_of(text_, v.begin)) + ": " + kp);
+          scratch.set_value(key, jv, file_ + ":" + std::to_string(Scanner::line_of(text_, v.at)) + ": " + kp);
           extra.emplace_back(key, jv);
         }
         suffix += "/" + key + "=" + shown;
@@ -495,6 +532,7 @@ std::vector<std::string> Run::args() const {
   if (!mode.empty()) a.insert(a.end(), {"--mode", mode});
   if (seed) a.insert(a.end(), {"--seed", std::to_string(*seed)});
   for (auto& [k, v] : set) a.insert(a.end(), {"--set", k + "=" + (v.is_string() ? v.get<std::string>() : v.dump())});
+  if (!config_hash.empty()) a.insert(a.end(), {"--config-hash", config_hash});
   return a;
 }
 
@@ -661,7 +699,7 @@ static std::string reason(const std::string& log) {
 }
 
 Result evaluate(const Run& r, int exit_code, int signal, bool timed_out, double wall_s, const std::string& stats_text,
-                const std::string& log) {
+                const std::string& log, const std::vector<std::string>* keep) {
   Result res;
   res.wall_s = wall_s;
   res.exit_code = exit_code;
@@ -692,7 +730,24 @@ Result evaluate(const Run& r, int exit_code, int signal, bool timed_out, double 
     return res;
   }
   try {
-    res.stats = json::parse(stats_text);
+    if (keep) {
+      // A top-level key may be any prefix of an expectation's dotted path
+      // (lookup() finds flattened keys).
+      std::vector<std::string> names = *keep;
+      names.push_back("output_message");
+      for (auto& e : r.expect) {
+        names.push_back(e.key);
+        for (size_t dot = e.key.find('.'); dot != std::string::npos; dot = e.key.find('.', dot + 1))
+          names.push_back(e.key.substr(0, dot));
+      }
+      json::parser_callback_t only = [&](int depth, json::parse_event_t ev, json& parsed) {
+        if (depth != 1 || ev != json::parse_event_t::key) return true;
+        return std::find(names.begin(), names.end(), parsed.get<std::string>()) != names.end();
+      };
+      res.stats = json::parse(stats_text, only);
+    } else {
+      res.stats = json::parse(stats_text);
+    }
   } catch (const std::exception& e) {
     res.status = Status::error;
     res.message = std::string("unreadable stats: ") + e.what();

@@ -29,8 +29,13 @@ options:
   --mode timing|functional  simulation mode (default: timing; same as --set sim.mode=...)
   --seed N               seed for the workload's input data (default: 1)
   --stats FILE           write the stats as JSON
+  --stats-compact        write them on one line, without indentation (for tools)
+  --no-launch-detail     leave each launch's timing detail out of the stats (the run's
+                         totals stay); most of a short timing run's stats are that detail
   --csv FILE             append one row of headline stats (header first if FILE is new), for sweeps
   --quiet                print nothing but errors
+  --config-hash HASH     run only if the effective config hashes to HASH, else exit 2
+                         (campaigns pass it, so no result is stored under another config)
   -h, --help             this text
 
 RTL in the loop (timing mode; blocks the config does not enable are not instantiated):
@@ -50,44 +55,65 @@ exit status: 0 pass, 1 output check failed, 2 bad input, 3 kernel error,
              5 --rtl-check mismatch
 )";
 
-int cmd_run(Args& a) {
-  std::string name, config_file, stats_file, csv_file, size_text = "default";
-  std::vector<std::string> sets;
-  uint64_t seed = 1;
-  bool quiet = false;
+RunCommand parse_run(Args& a) {
+  RunCommand c;
   while (!a.done()) {
     std::string opt = a.next_opt(), arg = a.arg();
     auto v = [&] { return a.optval(opt); };
     if (opt == "-h" || opt == "--help") {
-      std::cout << kRunHelp;
-      return 0;
-    } else if (opt == "--size") size_text = v();
-    else if (opt == "--config") config_file = v();
-    else if (opt == "--set") sets.push_back(v());
-    else if (opt == "--mode") sets.push_back(gpu::mode_option(a.command(), v()));
-    else if (opt == "--seed") seed = parse_u64(v(), "--seed");
-    else if (opt == "--stats") stats_file = v();
-    else if (opt == "--csv") csv_file = v();
-    else if (opt == "--quiet") quiet = true;
-    else if (opt == "--rtl") sets.push_back("sim.rtl=" + v());
-    else if (opt == "--rtl-check") sets.push_back("sim.rtl_check=true");
-    else if (opt == "--trace-rtl") sets.push_back("sim.trace_rtl=" + v());
+      c.help = true;
+      return c;
+    } else if (opt == "--size") c.size = v();
+    else if (opt == "--config") c.config_file = v();
+    else if (opt == "--set") c.sets.push_back(v());
+    else if (opt == "--mode") c.sets.push_back(gpu::mode_option("run", v()));
+    else if (opt == "--seed") c.seed = parse_u64(v(), "--seed");
+    else if (opt == "--stats") c.stats_file = v();
+    else if (opt == "--stats-compact") c.stats_compact = true;
+    else if (opt == "--no-launch-detail") c.launch_detail = false;
+    else if (opt == "--csv") c.csv_file = v();
+    else if (opt == "--quiet") c.quiet = true;
+    else if (opt == "--rtl") c.sets.push_back("sim.rtl=" + v());
+    else if (opt == "--rtl-check") c.sets.push_back("sim.rtl_check=true");
+    else if (opt == "--trace-rtl") c.sets.push_back("sim.trace_rtl=" + v());
+    else if (opt == "--config-hash") c.config_hash = v();
     else if (opt.rfind("-", 0) == 0) a.unknown(arg);
-    else if (name.empty()) name = arg;
-    else throw InputError("run: one workload at a time (got '" + name + "' and '" + arg + "')");
+    else if (c.workload.empty()) c.workload = arg;
+    else throw InputError("run: one workload at a time (got '" + c.workload + "' and '" + arg + "')");
   }
-  if (name.empty()) throw InputError("run: missing WORKLOAD (see `relgpu list`)");
-  const wl::Workload* w = wl::find(name);
-  if (!w) throw InputError("run: unknown workload '" + name + "'; `relgpu list` shows the workloads");
-  wl::Size size;
-  if (size_text == "small") size = wl::Size::small;
-  else if (size_text == "default") size = wl::Size::standard;
-  else throw InputError("run: --size must be 'small' or 'default', got '" + size_text + "'");
+  if (c.workload.empty()) throw InputError("run: missing WORKLOAD (see `relgpu list`)");
+  if (!wl::find(c.workload))
+    throw InputError("run: unknown workload '" + c.workload + "'; `relgpu list` shows the workloads");
+  if (c.size != "small" && c.size != "default")
+    throw InputError("run: --size must be 'small' or 'default', got '" + c.size + "'");
+  return c;
+}
 
+config::Config run_config(const RunCommand& c) {
   config::Config cfg;
-  if (!config_file.empty()) cfg.load_file(config_file);
-  for (auto& s : sets) cfg.set(s);
+  if (!c.config_file.empty()) cfg.load_file(c.config_file);
+  for (auto& s : c.sets) cfg.set(s);
   blocks::check_rtl_keys(cfg);
+  return cfg;
+}
+
+int cmd_run(Args& a) {
+  RunCommand c = parse_run(a);
+  if (c.help) {
+    std::cout << kRunHelp;
+    return 0;
+  }
+  const std::string& name = c.workload;
+  const wl::Workload* w = wl::find(name);
+  wl::Size size = c.size == "small" ? wl::Size::small : wl::Size::standard;
+  const uint64_t seed = c.seed;
+  config::Config cfg = run_config(c);
+  if (!c.config_hash.empty()) {
+    std::string h = hash_hex(cfg.effective().dump());
+    if (h != c.config_hash)
+      throw InputError("run: the effective config (hash " + h + ") is not the one expected (--config-hash " +
+                       c.config_hash + "): was a config file edited, or is this another relgpu build?");
+  }
 
   runtime::Device dev(cfg);
   gpu::use_configured_engine(dev, cfg);
@@ -98,11 +124,11 @@ int cmd_run(Args& a) {
   dev.finish();  // the timed L2 flush (l2.flush=end) belongs to the run
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  RunInfo info{name, size_text, cfg.get(gpu::kMode), seed, wall, r.pass, r.message};
+  RunInfo info{name, c.size, cfg.get(gpu::kMode), seed, wall, r.pass, r.message, c.launch_detail};
   auto stats = run_stats(info, dev, cfg);
-  if (!stats_file.empty()) write_json(stats_file, stats);
-  if (!csv_file.empty()) append_csv(csv_file, stats, config_file);
-  if (!quiet) {
+  if (!c.stats_file.empty()) write_json(c.stats_file, stats, c.stats_compact);
+  if (!c.csv_file.empty()) append_csv(c.csv_file, stats, c.config_file);
+  if (!c.quiet) {
     print_summary(std::cout, info, stats, log.str());
     std::set<std::string> notes;  // once per kernel
     for (const auto& l : dev.launches())

@@ -30,7 +30,7 @@ json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Confi
     for (auto it = regs.begin(); it != regs.end(); ++it) j[it.key()] = *it;
     j["gpu_sim_insn"] = l.thread_insn;
     j["gpu_warp_insn"] = l.warp_insn;
-    if (!l.detail.is_null()) j["detail"] = l.detail;
+    if (!l.detail.is_null() && r.launch_detail) j["detail"] = l.detail;
     launches.push_back(j);
     // Per-launch counters (op classes, timing stats, per-SM and per-bank
     // arrays element-wise) sum into run totals; ratios are derived below.
@@ -50,10 +50,10 @@ json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Confi
   return s;
 }
 
-void write_json(const std::string& path, const json& j) {
+void write_json(const std::string& path, const json& j, bool compact) {
   std::ofstream f(path);
   if (!f) throw InputError(path + ": cannot write stats file");
-  f << j.dump(2) << "\n";
+  f << (compact ? j.dump() : j.dump(2)) << "\n";
   if (!f) throw InputError(path + ": error while writing stats file");
 }
 

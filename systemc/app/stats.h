@@ -14,12 +14,14 @@ struct RunInfo {
   double wall_s;
   bool pass;
   std::string check_message;
+  bool launch_detail = true;  // each launch's "detail" object in "launches"
 };
 
 // Deterministic for a given seed and config, except the fields that
 // measure the host (wall_s, sim_rate_*), which are grouped under "host".
 config::json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Config& cfg);
-void write_json(const std::string& path, const config::json& j);
+// Indented for people; `compact`: one line, for tools (campaigns store it as is).
+void write_json(const std::string& path, const config::json& j, bool compact = false);
 // Appends one row of headline stats to a CSV file (with a header row if the
 // file is new or empty); `config_file` goes in the first column.
 void append_csv(const std::string& path, const config::json& stats, const std::string& config_file);

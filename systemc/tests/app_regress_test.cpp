@@ -168,6 +168,25 @@ TEST(RegressSuite, SweepExpandsTheCrossProduct) {
             std::string::npos);
 }
 
+TEST(RegressSuite, SweepRangesAndTheirErrors) {
+  Suite s = parse(R"({"defaults": {"size": "small"}, "runs": [
+    {"name": "chips", "workload": "vecops", "sweep": {"pv.chip_seed": {"from": 3, "to": 7}, "seed": {"from": 1, "to": 2}}}]})");
+  ASSERT_EQ(s.runs.size(), 10u);
+  EXPECT_EQ(s.runs[0].name, "chips/pv.chip_seed=3/seed=1");
+  EXPECT_EQ(s.runs[9].name, "chips/pv.chip_seed=7/seed=2");
+  EXPECT_EQ(*s.runs[9].seed, 2u);
+  auto err = [&](const std::string& sweep) {
+    return parse_error(R"({"runs": [{"workload": "bfs", "sweep": {)" + sweep + "}}]}");
+  };
+  EXPECT_NE(err(R"("seed": {"from": 5, "to": 1})").find("runs[0].sweep.seed: an empty range"), std::string::npos);
+  EXPECT_NE(err(R"("seed": {"from": 1})").find("needs both \"from\" and \"to\""), std::string::npos);
+  EXPECT_NE(err(R"("seed": {"from": 1, "to": "9"})").find("runs[0].sweep.seed.to: expected an integer"), std::string::npos);
+  EXPECT_NE(err(R"("seed": {"from": 1, "too": 9})").find("unknown key 'too'"), std::string::npos);
+  EXPECT_NE(err(R"("seed": {"from": -1, "to": 1})").find("expected a non-negative integer"), std::string::npos);
+  EXPECT_NE(err(R"("pv.chip_seed": {"from": 0, "to": 2000000})").find("more than 1,000,000"), std::string::npos);
+  EXPECT_NE(err(R"("pv.chip_seeds": {"from": 1, "to": 2})").find("unknown config key 'pv.chip_seeds'"), std::string::npos);
+}
+
 TEST(RegressSuite, RootIsFoundFromTheSuiteFile) {
   std::string src = testpaths::source_dir();
   EXPECT_EQ(fs::path(find_root(src + "/regress/smoke.json")), fs::path(src).lexically_normal());

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""ctest report_from_store: scripts/report on a tiny store.
+
+Cuts regress/grguard.json and regress/loscache.json down to two workloads
+and one chip per sigma ratio (plus one run that fails, to be listed), runs
+both as campaigns into one store, and checks that scripts/report builds each
+report from it: markdown tables with the numbers the store holds, the plots,
+and one self-contained HTML page. Then the errors: a missing store, a file
+that is not a store, a campaign the store lacks.
+"""
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOADS = ["vecops", "matmul"]
+
+
+def tiny(mech):
+    with open(os.path.join(ROOT, "regress", f"{mech}.json")) as f:
+        spec = json.load(f)
+    runs = []
+    for r in spec["runs"]:
+        sw = r.get("sweep", {})
+        if "size" in r and r["size"] == "default":
+            continue  # minutes per run
+        if "workload" in sw:
+            sw["workload"] = [w for w in sw["workload"] if w in WORKLOADS][:1 if r["name"] == "vdd" else 2]
+        if "pv.chip_seed" in sw:
+            sw["pv.chip_seed"] = sw["pv.chip_seed"][:1]
+        if "rf.vdd" in sw:
+            sw["rf.vdd"] = [0.98, 0.92]
+        if "sm.scheduler" in sw:
+            sw["sm.scheduler"] = ["gto"]
+        runs.append(r)
+    if mech == "loscache":
+        runs.append({"name": "broken", "workload": "vecops", "set": {"func.max_warp_insn": 1}})
+    spec["runs"] = runs
+    cfg = spec["defaults"]["config"]  # relative to the repository, which the copy is not in
+    spec["defaults"]["config"] = os.path.join(ROOT, cfg)
+    return spec
+
+
+def check(cond, what, text=""):
+    if not cond:
+        print(f"FAILED: {what}\n{text[-3000:]}")
+        sys.exit(1)
+
+
+def report(args):
+    cmd = [sys.executable, os.path.join(ROOT, "scripts", "report")] + args
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True, help="the relgpu binary")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="relgpu_report_") as tmp:
+        store = os.path.join(tmp, "runs.db")
+        for mech in ("grguard", "loscache"):
+            spec = os.path.join(tmp, f"{mech}.json")
+            with open(spec, "w") as f:
+                json.dump(tiny(mech), f)
+            r = subprocess.run([a.bin, "campaign", "run", spec, "--store", store, "-j", "2"],
+                               capture_output=True, text=True)
+            want = 1 if mech == "loscache" else 0  # its "broken" run fails
+            check(r.returncode == want, f"campaign {mech} exit {r.returncode}", r.stdout + r.stderr)
+
+        db = sqlite3.connect(store)
+        done = dict(db.execute("SELECT campaign, count(*) FROM runs WHERE status = 'done' GROUP BY campaign"))
+        check(done == {"grguard": 10, "loscache": 4}, f"runs done per campaign: {done}")
+        out = os.path.join(tmp, "out")
+        for mech in ("grguard", "loscache"):
+            r = report([mech, "--store", store, "--out", out])
+            check(r.returncode == 0, f"scripts/report {mech} exit {r.returncode}", r.stdout + r.stderr)
+            md = open(os.path.join(out, f"{mech}.md")).read()
+            html = open(os.path.join(out, f"{mech}.html")).read()
+            check(f"Runs read: {done[mech]}." in md, f"{mech}.md counts the store's runs", md)
+            pngs = re.findall(r"\]\(([^)]+\.png)\)", md)
+            check(pngs and all(os.path.getsize(os.path.join(out, p)) > 1000 for p in pngs), f"{mech} plots", md)
+            # Self-contained: every image is inlined, nothing else is loaded.
+            check(html.startswith("<!DOCTYPE html>") and html.count("<table>") >= 2, f"{mech}.html tables", html)
+            srcs = re.findall(r'src="([^"]{0,40})', html)
+            check(srcs and all(s.startswith("data:image/png;base64,") for s in srcs), f"{mech}.html inlines: {srcs}")
+            check(not re.search(r"(href|src)=\"(?!data:|#|https?:)", html), f"{mech}.html links a local file")
+
+        md = open(os.path.join(out, "grguard.md")).read()
+        for sigma in ("4:1", "1:1", "1:4"):
+            check(re.search(rf"^\| {sigma} \| 2 \| 0\.\d+ V", md, re.M), f"grguard sigma {sigma} row", md)
+        # The numbers are the store's: base cycles of matmul.
+        cyc = db.execute("SELECT json_extract(stats, '$.gpu_sim_cycle') FROM runs WHERE campaign = 'grguard' "
+                         "AND name = 'base/matmul'").fetchone()
+        check(cyc and f"| matmul | 1 | {cyc[0]:,} |" in md, f"matmul base cycles {cyc}", md)
+        check("## RF energy versus RF Vdd" in md, "the Vdd section", md)
+        md = open(os.path.join(out, "loscache.md")).read()
+        check("- `broken`: ERROR: exit status 3" in md, "the failed run is listed with its reason", md)
+        check(re.search(r"^\| gto \(small\) \| 2 \|", md, re.M), "loscache summary row", md)
+
+        r = report(["grguard", "--store", os.path.join(tmp, "nope.db")])
+        check(r.returncode == 2 and "nope.db: no such store" in r.stderr, "missing store", r.stderr)
+        bad = os.path.join(tmp, "bad.db")
+        with open(bad, "w") as f:
+            f.write("not sqlite " * 20)
+        r = report(["grguard", "--store", bad])
+        check(r.returncode == 2 and "bad.db: not a relgpu campaign store" in r.stderr, "not a store", r.stderr)
+        r = report(["loscache", "--store", store, "--campaign", "other"])
+        check(r.returncode == 2 and "no campaign 'other' in the store (it has: grguard, loscache)" in r.stderr,
+              "missing campaign", r.stderr)
+    print("PASSED")
+
+
+if __name__ == "__main__":
+    main()
