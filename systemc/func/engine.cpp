@@ -24,6 +24,9 @@ LaunchCtx launch_ctx(const ptx::Module& mod, const ptx::Function& kernel, runtim
   ctx.gridid = gridid;
   ctx.stack_bytes = uint64_t(cfg.get(kStackBytes));
   ctx.max_warp_insn = uint64_t(cfg.get(kMaxWarpInsn));
+  const std::string rc = cfg.get(kReconvergence);
+  const bool its = rc == "its" || (rc == "auto" && mod.target_sm() >= 70);
+  ctx.its_yield = its ? uint32_t(cfg.get(kItsYield)) : 0;
   return ctx;
 }
 
@@ -108,6 +111,7 @@ void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, run
   rec.detail["engine"] = "functional";
   rec.detail["class_counts"] = c;
   rec.detail["ctas"] = grid.count();
+  rec.detail["its_yields"] = ex.its_yields();
 }
 
 }  // namespace relgpu::func

@@ -34,6 +34,19 @@ inline const config::Key<int64_t> kCtaRounds{
     "each other alternate sooner",
     1, 1 << 30};
 
+inline const config::Key<std::string> kReconvergence{
+    "func.reconvergence", "auto", "",
+    "how a warp's diverged threads are scheduled: ipdom = the SIMT stack, reconverging at the immediate "
+    "post-dominator (Fermi, the seeds' GPGPU-Sim); its = independent thread scheduling (sm_70+): the same "
+    "stack order, but a path that spins (func.its_yield backward branches) lets the waiting threads run, "
+    "and bar.warp.sync waits for its member threads; auto = its when the PTX .target is sm_70 or later",
+    std::vector<std::string>{"auto", "ipdom", "its"}};
+inline const config::Key<int64_t> kItsYield{
+    "func.its_yield", 64, "backward branches",
+    "independent thread scheduling: backward branches a path takes, with no divergence or reconvergence "
+    "in between, while other threads of its warp wait, before those threads get to run ahead of it",
+    1, 1 << 30};
+
 // One launch's context, built the same way by the functional and the timing
 // engine: the launch arguments plus the func.* limits from cfg.
 LaunchCtx launch_ctx(const ptx::Module& mod, const ptx::Function& kernel, runtime::Dim3 grid, runtime::Dim3 block,

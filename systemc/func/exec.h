@@ -58,6 +58,9 @@ struct LaunchCtx {
   uint64_t gridid = 0;
   uint64_t stack_bytes = 1024;                    // per-thread stack above the kernel frame
   uint64_t max_warp_insn = UINT64_MAX;            // runaway guard, per launch
+  // Independent thread scheduling (func.reconvergence): 0 = off (IPDOM
+  // stack), else func.its_yield.
+  uint32_t its_yield = 0;
   uint64_t grid_workspace = 0;  // cooperative launch: cooperative groups' grid barrier, read as %envreg1:%envreg2
 };
 
@@ -77,7 +80,7 @@ class MachineRegs {
 
 // Kind of execution, resolved once per instruction at decode.
 enum class XK : uint8_t {
-  alu, mov, pack, unpack, ld, st, atom, red, bra, call, ret, exit, trap, brkpt, bar, nop,
+  alu, mov, pack, unpack, ld, st, atom, red, bra, call, ret, exit, trap, brkpt, bar, nop, wsync,
   vote, shfl, activemask, match, redux, cvta, isspacep,
 };
 
@@ -232,6 +235,7 @@ class Executor {
   void set_machine(const MachineRegs* m) { machine_ = m; }
   const Code& code(const ptx::Function* fn);   // decoded (cached per launch)
   uint64_t issued() const { return issued_; }
+  uint64_t its_yields() const { return its_yields_; }  // waiting threads let run ahead (func.its_yield)
 
   // Throws KernelError "kernel 'k': what; at PC n (file:line:col `text`),
   // warp w of CTA (x,y,z), thread tid (x,y,z) lane l" (no thread if lane < 0).
@@ -252,6 +256,12 @@ class Executor {
   void builtin_call(Cta& cta, Warp& w, InFlight& f);
   void heap_call(Cta& cta, Warp& w, InFlight& f);
   void remove_threads(Warp& w, uint32_t m, bool all_frames);
+  void its_branch(Warp& w, const InFlight& f, size_t depth);
+  bool its_yield(Warp& w);
+  enum class Converge : uint8_t { arrive, pass, wait };
+  Converge its_converge(Cta& cta, Warp& w, InFlight& f, uint32_t need);
+  void warp_sync(Cta& cta, Warp& w, InFlight& f);
+  bool its_barrier(Cta& cta, Warp& w, InFlight& f);
   void normalize(Cta& cta, Warp& w);
   void arrive(Cta& cta, Warp& w, InFlight& f);
   bool barrier_ready(const Cta& cta, unsigned b) const;
@@ -267,6 +277,7 @@ class Executor {
   const Code* kcode_ = nullptr;
   const MachineRegs* machine_ = nullptr;
   uint64_t issued_ = 0;
+  uint64_t its_yields_ = 0;
 };
 
 // Applies one atomic lane to the line holding it (line = the line's bytes)

@@ -13,6 +13,7 @@ Event Executor::commit(Cta& cta, Warp& w, InFlight& f) {
   SimtEntry& top = fr.stack.back();
   uint32_t m = f.exec;
   top.pc = f.pc + 1;
+  const size_t depth = fr.stack.size();
   switch (d.xk) {
     case XK::bra: {
       // Divergence: the current entry becomes the reconvergence entry at the
@@ -27,8 +28,12 @@ Event Executor::commit(Cta& cta, Warp& w, InFlight& f) {
         fr.stack.push_back({f.pc + 1, r, nt});
         fr.stack.push_back({d.target, r, t});
       }
+      if (ctx_.its_yield) its_branch(w, f, depth);
       break;
     }
+    case XK::wsync:
+      warp_sync(cta, w, f);
+      break;
     case XK::exit:
       if (m) {
         w.exited |= m;
@@ -52,7 +57,7 @@ Event Executor::commit(Cta& cta, Warp& w, InFlight& f) {
       }
       break;
     case XK::bar:
-      if (m) arrive(cta, w, f);
+      if (m && its_barrier(cta, w, f)) arrive(cta, w, f);
       break;
     case XK::trap:
       if (m) fail(cta, w, f.pc, __builtin_ctz(m), "trap instruction executed");
@@ -83,7 +88,7 @@ void Executor::remove_threads(Warp& w, uint32_t m, bool all_frames) {
 void Executor::normalize(Cta& cta, Warp& w) {
   for (;;) {
     auto& st = w.frames.back().stack;
-    while (!st.empty() && (st.back().mask == 0 || st.back().pc == st.back().rpc)) st.pop_back();
+    while (!st.empty() && (st.back().mask == 0 || st.back().pc == st.back().rpc)) st.pop_back(), w.spins = 0;
     if (!st.empty()) return;
     if (w.frames.size() == 1) {
       w.done = true;

@@ -83,9 +83,10 @@ static XK kind_of(const ptx::Instr& in) {
     case Opcode::exit: return XK::exit;
     case Opcode::trap: return XK::trap;
     case Opcode::brkpt: return XK::brkpt;
-    // bar.warp.sync (__syncwarp): a warp's threads already run in lockstep
-    // under the SIMT stack and memory is sequential, so it has no effect.
-    case Opcode::bar: case Opcode::barrier: return in.m.warp ? XK::nop : XK::bar;
+    // bar.warp.sync (__syncwarp): under the IPDOM stack a warp's threads run
+    // in lockstep and memory is sequential, so it has no effect there (decode
+    // turns it into nop); with independent thread scheduling it waits.
+    case Opcode::bar: case Opcode::barrier: return in.m.warp ? XK::wsync : XK::bar;
     case Opcode::membar: case Opcode::fence: case Opcode::nanosleep: case Opcode::prefetch:
     case Opcode::prefetchu: case Opcode::pmevent:
       return XK::nop;
@@ -103,7 +104,7 @@ static XK kind_of(const ptx::Instr& in) {
 static bool has_dst(XK k, const ptx::Instr& in) {
   switch (k) {
     case XK::st: case XK::red: case XK::bra: case XK::call: case XK::ret: case XK::exit: case XK::trap:
-    case XK::brkpt: case XK::nop:
+    case XK::brkpt: case XK::nop: case XK::wsync:
       return false;
     case XK::bar: return in.m.bar == ptx::BarMode::red_popc || in.m.bar == ptx::BarMode::red_and ||
                          in.m.bar == ptx::BarMode::red_or;
@@ -177,6 +178,7 @@ void Executor::decode(Code& c) {
     d.in = &in;
     if (!implemented(in)) throw bad(in, std::string("unsupported PTX instruction '") + ptx::opcode_name(in.op) + "'");
     d.xk = kind_of(in);
+    if (d.xk == XK::wsync && !ctx_.its_yield) d.xk = XK::nop;
     d.cls = classify(in);
     d.guard = in.guard;
     d.gneg = in.guard_neg;

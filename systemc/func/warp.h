@@ -87,6 +87,12 @@ struct Warp {
   uint32_t bar_id = 0;
   bool done = false;
   uint64_t insn = 0;            // warp instructions executed
+  // Independent thread scheduling (exec_its.cpp): backward branches the top
+  // path took since the stack last changed, the lanes waiting at a
+  // bar.warp.sync for the rest of its member mask, and those released that
+  // have not passed theirs yet.
+  uint32_t spins = 0;
+  uint32_t wsync = 0, wsync_go = 0;
 
   Frame& frame() { return frames.back(); }
   // Current pc and active mask (valid while !done).

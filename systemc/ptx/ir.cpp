@@ -63,6 +63,13 @@ const char* opcode_name(Opcode op) {
   return op < Opcode::count_ ? names[size_t(op)] : "?";
 }
 
+unsigned Module::target_sm() const {
+  if (target.rfind("sm_", 0) != 0) return 0;
+  unsigned v = 0;
+  for (size_t i = 3; i < target.size() && target[i] >= '0' && target[i] <= '9'; ++i) v = v * 10 + unsigned(target[i] - '0');
+  return v;
+}
+
 const Function* Module::find(const std::string& name) const {
   auto it = function_index.find(name);
   return it == function_index.end() ? nullptr : functions[it->second].get();

@@ -263,6 +263,9 @@ struct Module {
   std::vector<std::unique_ptr<Function>> functions;  // stable addresses
   std::unordered_map<std::string, int32_t> function_index;
   const Function* find(const std::string& name) const;
+  // The architecture number of .target ("sm_75" -> 75, "sm_90a" -> 90); 0
+  // when the target names none.
+  unsigned target_sm() const;
 };
 
 }  // namespace relgpu::ptx

@@ -43,6 +43,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   sp_units_ = unsigned(cfg.get(kSpUnits));
   sfu_units_ = unsigned(cfg.get(kSfuUnits));
   lat_sp_ = uint16_t(cfg.get(kSpLatency));
+  release_waits_ = cfg.get(kReleaseWaits);
   ii_sp_ = uint16_t(cfg.get(kSpIi));
   lat_mad_ = uint16_t(cfg.get(kMadLatency));
   lat_div_ = uint16_t(cfg.get(kDivLatency));
@@ -342,6 +343,7 @@ config::json Core::stats() const {
   j["ipc"] = double(st_.thread_insn) / cyc;
   j["warp_ipc"] = double(st_.warp_insn) / cyc;
   j["ctas"] = st_.ctas;
+  j["its_yields"] = ex_ ? ex_->its_yields() : 0;
   // GPGPU-Sim's gpu_occupancy: resident warps over warp slots, per busy cycle.
   j["resident_warp_cycles"] = st_.resident_warp_cycles;
   j["warp_slot_cycles"] = st_.cycles * max_warps_;

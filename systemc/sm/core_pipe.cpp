@@ -60,7 +60,7 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
              (d.xk == XK::ld && wide && (in.m.relaxed || in.m.acquire));
   o.acquire = wide && (fence || (in.m.acquire && (d.xk == XK::ld || d.xk == XK::atom)));
   switch (d.xk) {
-    case XK::bra: o.control = true; break;
+    case XK::bra: case XK::wsync: o.control = true; break;
     case XK::call: case XK::ret: case XK::exit: case XK::bar: case XK::trap: case XK::brkpt:
       o.control = o.drain = true;
       break;
@@ -68,7 +68,7 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
       if (fence) o.control = o.drain = true;
       break;
   }
-  if (wide && in.m.release && o.mem) o.drain = true;
+  if (wide && in.m.release && o.mem && release_waits_) o.drain = true;
   if (o.acquire) o.control = true;
   o.latency = lat_sp_;
   o.ii = ii_sp_;

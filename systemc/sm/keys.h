@@ -17,6 +17,12 @@ inline const Key<int64_t> kMaxThreads{"sm.max_threads", 1536, "threads",
 inline const Key<int64_t> kMaxCtas{"sm.max_ctas", 8, "CTAs", "resident CTAs per SM", 1, 64};
 inline const Key<int64_t> kSharedBytes{"sm.shared_bytes", 49152, "bytes", "shared memory per SM", 0, 1 << 20};
 
+// ---- memory model --------------------------------------------------------
+inline const Key<bool> kReleaseWaits{
+    "sm.release_waits", true, "",
+    "a .release at .gpu/.sys scope waits until the warp's earlier stores are acknowledged (PTX memory "
+    "model); false breaks message passing between SMs and exists to show that in a test"};
+
 // ---- front end -----------------------------------------------------------
 inline const Key<int64_t> kSchedulers{"sm.schedulers", 2, "schedulers",
                                       "warp schedulers per SM; scheduler s owns warp slots w with w % n == s "
