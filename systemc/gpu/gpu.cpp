@@ -195,13 +195,14 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   total.erase("loscache");
   d["sm_total"] = std::move(total);
   d["sms"] = std::move(sms);
-  json parts = json::array(), l2 = json::object(), dram = json::object(), l2e = json::object(), los_l2;
+  json parts = json::array(), l2 = json::object(), dram = json::object(), l2e = json::object(), los_l2, life;
   for (auto& p : parts_) {
     json j = p->stats();
     add_json(l2, j["l2"]);
     add_json(dram, j["dram"]);
     add_json(l2e, j["l2_energy"]);
     if (j.contains("loscache")) add_json(los_l2, j["loscache"]);
+    if (j.contains("l2_life")) add_json(life, j["l2_life"]);
     parts.push_back(std::move(j));
   }
   // The L2 flush that ended this launch (l2.flush), if any.
@@ -210,6 +211,7 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   d["l2"] = std::move(l2);
   d["dram"] = std::move(dram);
   d["l2_energy"] = std::move(l2e);  // power/l2_energy.h
+  if (!life.is_null()) d["l2_life"] = std::move(life);  // mem/l2_life.h
   d["icnt"] = icnt_->stats();
   // LoSCache (mem/loscache.h, sm/loscache_unit.h): both sides and the query traffic.
   if (!los_l2.is_null()) d["loscache"] = {{"sm", std::move(los_sm)}, {"l2", std::move(los_l2)}, {"icnt", icnt_->query_stats()}};

@@ -115,6 +115,18 @@ void derive_ratios(json& d) {
     mem::derive_loscache(d["loscache"]);
     if (d.contains("l2_energy")) d["loscache"]["l2_energy"] = d["l2_energy"];
   }
+  if (d.contains("l2_life") && d["l2_life"].is_object()) {  // mem/l2_life.h
+    json& l = d["l2_life"];
+    double lc = num(l, "line_cycles"), live = num(l, "live_line_cycles"), g = num(l, "generations");
+    if (lc > 0 && live >= 0) l["dead_fraction"] = 1.0 - live / lc;
+    if (g > 0 && l.contains("rereference"))
+      for (const char* k : {"zero", "once", "more"}) l["rereference_fraction"][k] = num(l["rereference"], k) / g;
+    ratio(l, "inter_cta_fraction", "chunks_inter_cta", "chunks");
+    if (d.contains("l2_energy")) {
+      double all = num(d["l2_energy"], "all_powered_total_nj"), ideal = num(l, "ideal_gating_total_nj");
+      if (all > 0 && ideal >= 0) l["ideal_gating_energy_ratio"] = ideal / all;
+    }
+  }
   // ---- end L2 energy and LoSCache ----
   if (d.contains("grguard") && d["grguard"].is_object()) derive_grguard(d);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");

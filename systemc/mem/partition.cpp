@@ -38,7 +38,8 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       out_(qdepth_),
       energy_(cfg),
       los_(cfg.get(kLoscacheEnable)),
-      cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))) {
+      cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))),
+      life_on_(cfg.get(kL2LifeStats)) {
   if (index_ >= map_.partitions())
     throw InputError("partition index " + std::to_string(index_) + " >= mem.num_partitions " +
                      std::to_string(map_.partitions()));
@@ -69,6 +70,7 @@ unsigned Partition::memcpy_fill(uint64_t addr, uint64_t n) {
     int v = l2_.victim(a);
     if (v < 0) continue;  // every way is being fetched
     if (los_) los_evicting(v);
+    if (life_on_ && l2_.line(v).st != L2Cache::State::invalid) life_.evict(l2_.line(v).addr);
     l2_.replace(v, a, L2Cache::State::valid);  // a dirty victim is written back (untimed)
     l2_.fill(v);
     ++count;
@@ -192,8 +194,17 @@ void Partition::respond(tlm_generic_payload& gp, uint64_t ready) {
   std::push_heap(resp_.begin(), resp_.end(), std::greater<Resp>());
 }
 
-// Tag lookup of one request at L2 cycle c; false = a resource is busy, retry.
 bool Partition::lookup(tlm_generic_payload& gp, uint64_t c) {
+  if (!lookup_line(gp, c)) return false;
+  if (life_on_) {
+    const MemExt& e = *gp.get_extension<MemExt>();
+    if (e.kind != Kind::query) life_.access(gp.get_address(), c, e.cta_id);
+  }
+  return true;
+}
+
+// Tag lookup of one request at L2 cycle c; false = a resource is busy, retry.
+bool Partition::lookup_line(tlm_generic_payload& gp, uint64_t c) {
   MemExt* ext = gp.get_extension<MemExt>();
   uint64_t a = gp.get_address();
   if (!ext) SC_REPORT_ERROR(name(), "request without a MemExt extension (mem/request.h)");
@@ -269,6 +280,7 @@ bool Partition::miss(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c,
   ++ks.accesses, ++ks.misses;
   energy_.count(power::L2Energy::tag);
   if (los_) los_evicting(v);
+  if (life_on_ && vl.st != L2Cache::State::invalid) life_.evict(vaddr);
   if (l2_.replace(v, a, lazy ? L2Cache::State::valid : L2Cache::State::reserved)) {
     ++writebacks_;
     energy_.count(power::L2Energy::data_read);
@@ -471,6 +483,7 @@ void Partition::reset_stats() {
   on_cycles_ = 0;
   los_st_ = {};
   energy_.reset();
+  life_.reset();
 }
 
 config::json Partition::stats() const {
@@ -505,6 +518,12 @@ config::json Partition::stats() const {
   config::json out = {{"l2", l2}, {"dram", dram},
                       {"l2_energy", energy_.stats(seconds, line_cycles ? double(on) / double(line_cycles) : 1.0)}};
   if (los_) out["loscache"] = los_stats(now);
+  if (life_on_) {
+    config::json life = life_.stats(line_cycles);
+    double live = line_cycles ? double(life["live_line_cycles"].get<uint64_t>()) / double(line_cycles) : 0.0;
+    life["ideal_gating_total_nj"] = energy_.ideal_total_nj(seconds, live, life["generations"].get<uint64_t>());
+    out["l2_life"] = std::move(life);
+  }
   return out;
 }
 

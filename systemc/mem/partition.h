@@ -43,6 +43,7 @@
 #include "mem/clock.h"
 #include "mem/dram.h"
 #include "mem/l2_cache.h"
+#include "mem/l2_life.h"
 #include "mem/loscache.h"
 #include "mem/ring.h"
 #include "power/l2_energy.h"
@@ -163,7 +164,8 @@ class Partition : public sc_core::sc_module {
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& gp, tlm::tlm_phase& ph, sc_core::sc_time& t);
   void l2_step();
   void dram_step();
-  bool lookup(tlm::tlm_generic_payload& gp, uint64_t now);
+  bool lookup(tlm::tlm_generic_payload& gp, uint64_t now);       // lookup_line, then l2.life_stats
+  bool lookup_line(tlm::tlm_generic_payload& gp, uint64_t now);
   bool miss(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks);
   void start_fetch(tlm::tlm_generic_payload& gp, uint64_t a, int line, uint64_t c);
   void apply(tlm::tlm_generic_payload& gp, int line);
@@ -233,6 +235,8 @@ class Partition : public sc_core::sc_module {
   unsigned cnt_max_ = 63;                      // saturating line count
   LoscacheL2Stats los_st_;
   std::unordered_map<uint64_t, LineGen> gens_;  // open line generations (stats only)
+  bool life_on_ = false;
+  L2Life life_;                                 // l2.life_stats (mem/l2_life.h)
   std::vector<int> gate_q_;                     // lines to gate once DRAM has room for their write-back
   uint64_t power_t_ = 0, on_cycles_ = 0;        // powered line-cycles integrated up to L2 cycle power_t_
 };

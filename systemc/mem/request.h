@@ -43,7 +43,8 @@ struct AtomLane {
 
 struct MemExt : tlm::tlm_extension<MemExt> {
   Kind kind = Kind::read;
-  uint32_t sm = 0, warp = 0, cta = 0;
+  uint32_t sm = 0, warp = 0, cta = 0;  // cta: the SM's CTA slot
+  uint32_t cta_id = 0;          // launch-wide linear CTA id (x fastest)
   int32_t pc = -1;              // instruction index in its function
   uint64_t id = 0;              // initiator-local request id
   bool bypass_l1 = false;       // .cg / volatile / atomics: not cached in L1

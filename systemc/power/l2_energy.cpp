@@ -40,6 +40,13 @@ config::json L2Energy::stats(double seconds, double on_fraction) const {
           {"events", ev}};
 }
 
+double L2Energy::ideal_total_nj(double seconds, double live_fraction, uint64_t wakes) const {
+  EnergyAccount a = acc_;
+  a.count(wake, wakes);
+  a.leak(seconds, live_fraction + (1 - live_fraction) * gated_);
+  return a.total_nj();
+}
+
 void derive_l2_energy(config::json& e) {
   if (!e.is_object() || !e.contains("total_nj") || !e.contains("all_powered_total_nj")) return;
   double a = e["all_powered_total_nj"].get<double>();

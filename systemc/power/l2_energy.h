@@ -54,6 +54,9 @@ class L2Energy {
   // same run with every line powered: all_powered_leakage_nj,
   // all_powered_total_nj (no wake-ups), events {name: {count, nj}}}.
   config::json stats(double seconds, double on_fraction) const;
+  // The same accesses with each line powered only `live_fraction` of the
+  // time and woken `wakes` times more (the Ideal-Gating oracle, mem/l2_life.h).
+  double ideal_total_nj(double seconds, double live_fraction, uint64_t wakes) const;
   // Fraction of a powered line's leakage that a gated line leaks.
   double gated_fraction() const { return gated_; }
 

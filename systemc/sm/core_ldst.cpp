@@ -47,6 +47,8 @@ std::unique_ptr<LineRequest> Core::new_request(Req::K kind, uint64_t line, unsig
   e.sm = id_;
   e.warp = ws;
   e.cta = warps_[ws].cta_slot;
+  if (const func::Cta* c = warps_[ws].cta)
+    e.cta_id = c->ctaid[0] + ctx_.grid.x * (c->ctaid[1] + ctx_.grid.y * c->ctaid[2]);
   e.pc = in ? in->f.pc : -1;
   e.id = id;
   e.bypass_l1 = kind != Req::load;

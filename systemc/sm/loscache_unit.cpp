@@ -9,7 +9,8 @@ using blocks::kPredict;
 using blocks::kUpdate;
 
 LoscacheUnit::LoscacheUnit(unsigned sm_id, const config::Config& cfg)
-    : sm_(sm_id), p_(blocks::LoscacheTableParams::from(cfg)) {
+    : sm_(sm_id), p_(blocks::LoscacheTableParams::from(cfg)),
+      random_(cfg.get(kLoscachePredictorCta) == "random"), seed_(uint64_t(cfg.get(kLoscacheSeed))) {
   table_ = blocks::make<blocks::LoscacheTableBlock>(p_, blocks::Site{sm_id, &cfg});
   naive_.assign(p_.num_entries, 0);
 }
@@ -25,12 +26,30 @@ void LoscacheUnit::begin_launch() {
   fn_ids_.clear();
   std::fill(naive_.begin(), naive_.end(), 0);
   st_ = Stats{};
+  placed_.clear();
+  ++launches_;
 }
 
 void LoscacheUnit::cta_added(unsigned cta_slot) {
   if (have_pred_) return;
+  if (random_ && start_) {  // the launch's first cycle has not run: draw then
+    placed_.push_back(cta_slot);
+    return;
+  }
   have_pred_ = true;
   pred_slot_ = cta_slot;
+}
+
+// splitmix64 over (seed, SM, launch): the same run draws the same CTAs.
+void LoscacheUnit::draw_predictor() {
+  if (placed_.empty()) return;
+  uint64_t z = seed_ * 0x9E3779B97F4A7C15ull + (uint64_t(sm_) << 32) + launches_;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  pred_slot_ = placed_[z % placed_.size()];
+  have_pred_ = true;
+  placed_.clear();
 }
 
 void LoscacheUnit::cta_finished(unsigned cta_slot) {
@@ -49,6 +68,7 @@ uint32_t LoscacheUnit::pc_of(const Op& op) {
 }
 
 LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
+  if (start_) draw_predictor();
   blocks::LoscacheTableIn in;
   in.start_i = start_;
   in.predictor_done_i = done_ && !start_;

@@ -21,10 +21,12 @@
 // and reach the table at its next cycle, one per port per cycle.
 //
 // Choices (the dissertation is silent):
-//  - predictor CTA: the first CTA placed on this SM after the launch (CTA
-//    scheduling is deterministic, so a run is reproducible); its warps get
-//    strict issue priority in every scheduler policy until the table leaves
-//    PREDICT;
+//  - predictor CTA (loscache.predictor_cta): "random", the paper's, picks
+//    one of the CTAs placed on this SM when the launch starts, drawn from
+//    loscache.seed, the SM and the launch number (reproducible); "first" takes
+//    the first CTA placed. An SM that gets no CTA at the start takes the
+//    first that comes. Its warps get strict issue priority in every
+//    scheduler policy until the table leaves PREDICT;
 //  - predictor CTAs keep using predictions after the phase (spec choice 6);
 //  - a PC is the instruction index in its function plus the function's
 //    ordinal in this launch (first seen first) in the upper bits;
@@ -47,6 +49,14 @@
 #include "common/config.h"
 
 namespace relgpu::sm {
+
+inline const config::Key<std::string> kLoscachePredictorCta{
+    "loscache.predictor_cta", "random", "",
+    "which CTA of an SM trains its prediction table: random = one of those placed at launch, drawn from "
+    "loscache.seed (Tan Ch7: 'a random CTA'); first = the first placed (deterministic without a seed)",
+    std::vector<std::string>{"random", "first"}};
+inline const config::Key<int64_t> kLoscacheSeed{
+    "loscache.seed", 1, "", "seed of the random predictor-CTA draw (with the SM and launch number)", 0, 9.2e18};
 
 class LoscacheUnit {
  public:
@@ -96,6 +106,7 @@ class LoscacheUnit {
 
  private:
   uint32_t pc_of(const Op& op);
+  void draw_predictor();
 
   unsigned sm_;
   blocks::LoscacheTableParams p_;
@@ -103,6 +114,9 @@ class LoscacheUnit {
   uint32_t phase_ = blocks::kNormal;  // phase_o of the last cycle
   bool start_ = false, done_ = false, have_pred_ = false, prio_ = false;
   unsigned pred_slot_ = 0;
+  bool random_;
+  uint64_t seed_, launches_ = 0;
+  std::vector<unsigned> placed_;  // CTA slots placed before the launch's first cycle
   uint64_t l2_pending_ = 0;
   unsigned queries_out_ = 0;
   std::deque<std::pair<uint32_t, uint32_t>> fills_;  // (entry, count)

@@ -135,3 +135,36 @@ TEST(Loscache, DisabledIsIdenticalToNoKey) {
 }
 
 }  // namespace
+
+// l2.life_stats only records: the same cycles and L2 energy with it on; dead
+// time lies in (0, 1) and the Ideal-Gating bound is below every line powered.
+TEST(L2LifeStats, RecordOnlyAndBoundTheEnergy) {
+  auto run = [](bool life) {
+    return in_child([life] {
+      config::Config cfg = make_config("fermi_1p4ghz", {std::string("l2.life_stats=") + (life ? "true" : "false")});
+      TimingDevice t(cfg);
+      WorkloadRun r = run_workload(t.dev, "hotspot", 1);
+      config::json sum = config::json::object();
+      for (auto& l : t.dev.launches()) {
+        config::json part = config::json::object();
+        for (const char* k : {"l2_life", "l2_energy", "gpu_sim_cycle"})
+          if (l.detail.contains(k)) part[k] = l.detail[k];
+        gpu::add_json(sum, part);
+      }
+      gpu::derive_ratios(sum);
+      sum["pass"] = r.result.pass;
+      return sum.dump();
+    });
+  };
+  config::json off = config::json::parse(run(false)), on = config::json::parse(run(true));
+  EXPECT_TRUE(on["pass"].get<bool>());
+  EXPECT_EQ(on["gpu_sim_cycle"], off["gpu_sim_cycle"]);
+  EXPECT_EQ(on["l2_energy"]["total_nj"], off["l2_energy"]["total_nj"]);
+  EXPECT_FALSE(off.contains("l2_life"));
+  const config::json& l = on["l2_life"];
+  EXPECT_GT(l["dead_fraction"].get<double>(), 0.0);
+  EXPECT_LT(l["dead_fraction"].get<double>(), 1.0);
+  EXPECT_GT(l["generations"].get<uint64_t>(), 0u);
+  EXPECT_GT(l["ideal_gating_energy_ratio"].get<double>(), 0.0);
+  EXPECT_LT(l["ideal_gating_energy_ratio"].get<double>(), 1.0);
+}
