@@ -2,7 +2,7 @@
 import os
 from collections import defaultdict
 
-from report_lib import save_page, bars, cfg, lines, mean, missing_text, ok, pct, table
+from report_lib import save_page, bars, campaign_time, cfg, lines, mean, missing_text, ok, pct, table
 
 SIGMAS = ["1:4", "1:1", "4:1"]
 PAPER = {  # Tan dissertation §6.5, averages over 100 chips at 1% cell failure, 28 nm
@@ -55,7 +55,7 @@ def write(runs, out, missing=()):
         "",
         f"Runs read: {len(runs)}. Runs with no stats (stopped, crashed or not run yet): {len(missing)}.",
         "",
-    ] + missing_text(missing) + ([""] if missing else [])
+    ] + campaign_time(runs, "grguard") + [""] + missing_text(missing) + ([""] if missing else [])
     bad = [r for r in runs if not ok(r)]
     if bad:
         md += ["**Output check failures:** " + ", ".join(f"`{r['_name']}`" for r in bad), ""]

@@ -14,6 +14,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 def die(msg):
     print(f"scripts/report: {msg}", file=sys.stderr)
@@ -35,19 +37,33 @@ def load_store(path, campaign, mech):
         die(f"{path}: no campaign '{campaign}' in the store (it has: {', '.join(names) or 'none'}); "
             f"run `relgpu campaign run regress/{mech}.json --store {path}`")
     runs, missing = [], []
-    rows = db.execute("SELECT name, status, coalesce(message, ''), stats, config FROM results "
-                      "WHERE campaign = ? AND current = 1 ORDER BY id", (campaign,))
-    for name, status, message, stats, config in rows:
+    rows = db.execute("SELECT name, status, coalesce(message, ''), stats, config, wall_s, started_at, finished_at "
+                      "FROM results WHERE campaign = ? AND current = 1 ORDER BY id", (campaign,))
+    for name, status, message, stats, config, wall, started, finished in rows:
         if status != "done":
             missing.append((name, status, message))
             continue
         s = json.loads(stats)
         s["config"] = json.loads(config)
         s["_name"] = name
+        s["_run"] = {"wall_s": wall, "started_at": started, "finished_at": finished}
         runs.append(s)
     if not runs:
         die(f"{path}: campaign '{campaign}' has no finished runs yet")
     return runs, missing
+
+
+def campaign_time(runs, mech):
+    """How long the stored runs took, and the command that reruns them."""
+    wall = sum(r["_run"]["wall_s"] or 0 for r in runs)
+    starts = [r["_run"]["started_at"] for r in runs if r["_run"]["started_at"]]
+    ends = [r["_run"]["finished_at"] for r in runs if r["_run"]["finished_at"]]
+    span = ""
+    if starts and ends:
+        span = f", from {min(starts)} to {max(ends)}"
+    return [f"Campaign time: {wall / 3600:.2f} h of run wall time over {len(runs)} runs{span}. "
+            f"Rerun (or resume) with `scripts/report {mech} --store FILE --run -j N`, which runs "
+            f"`relgpu campaign run regress/{mech}.json --store FILE -j N` and then writes this page."]
 
 
 def missing_text(missing):
