@@ -24,6 +24,15 @@ Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMe
     sms_.push_back(std::make_unique<SmModule>(("sm" + std::to_string(i)).c_str(), i, clocks[i], cfg, *this));
     cores_.push_back(&sms_.back()->core());
   }
+  // An undervolted RF must still make the SM's clock (power/vf.h).
+  for (unsigned i = 0; i < clocks.size(); ++i) {
+    const double rf_mhz = sms_[i]->core().rf_fmax_mhz(), sm_mhz = double(clocks[i].khz) / 1000;
+    if (rf_mhz < sm_mhz)
+      throw InputError("SM " + std::to_string(i) + ": its register file at its supply (rf.vdd / "
+                       "rf.cell_failure_rate) reaches only " + std::to_string(rf_mhz) + " MHz, below the SM clock of " +
+                       std::to_string(sm_mhz) +
+                       " MHz (power/vf.h: vf.fo4_ps, vf.chain_stages, vf.vth, vf.alpha); raise the RF supply");
+  }
   icnt_ = std::make_unique<mem::Interconnect>("icnt", cfg, num_sms());
   for (auto& s : sms_) s->socket.bind(icnt_->sm_side);
   // One L2 slice per interconnect port; the slices of a channel share the

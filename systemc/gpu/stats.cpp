@@ -72,6 +72,7 @@ static void derive_sm(json& s) {
   // ---- RF faults (sm/core.cpp): per-map values from the summed counters ----
   if (s.contains("rf_faults") && s["rf_faults"].is_object()) {
     ratio(s["rf_faults"], "vdd", "vdd_sum", "maps");
+    ratio(s["rf_faults"], "rf_fmax_mhz", "rf_fmax_mhz_sum", "maps");
     ratio(s["rf_faults"], "cell_failure_rate", "faulty_cells", "cells");
     ratio(s["rf_faults"], "faulty_entry_rate", "faulty_entries", "entries");
   }

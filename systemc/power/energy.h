@@ -5,8 +5,8 @@
 // first-order CMOS rules (Rabaey, Digital Integrated Circuits, ch. 5):
 //   dynamic energy per event  ~ C V^2      -> E(V) = E(Vnom) (V / Vnom)^2
 //   leakage power             ~ I_leak V   -> P(V) = P(Vnom) (V / Vnom)
-// (I_leak itself falls with V through DIBL; holding it constant is the rule
-// the GR-Guard issue asks for and is conservative for undervolting.)
+// (I_leak itself falls with V through DIBL; the undervolted RF adds that
+// factor, power/vf.h, where it sets its leakage.)
 // Power-gated parts leak a configurable fraction (the caller integrates
 // leakage with the fraction of the component that is powered).
 #pragma once

@@ -1,9 +1,12 @@
 #include "power/rf_energy.h"
 
+#include "power/vf.h"
+
 namespace relgpu::power {
 
 RfEnergyModel::RfEnergyModel(const config::Config& cfg, unsigned entry_bits, double vdd)
-    : entry_scale_(double(entry_bits) / 1024.0), vdd_(vdd) {
+    : entry_scale_(double(entry_bits) / 1024.0), vdd_(vdd), leak_scale_(VfModel(cfg).leakage_scale(vdd)),
+      fmax_mhz_(VfModel(cfg).fmax_mhz(vdd)) {
   using namespace rf_keys;
   read_ = cfg.get(kRead);
   write_ = cfg.get(kWrite);
@@ -23,7 +26,7 @@ config::json RfEnergyModel::stats(const RfActivity& a, bool with_unit) const {
   rf.set_leakage_mw(leak_);
   config::json j = config::json::object();
   j["rf"] = rf.stats();
-  j["rf"]["leakage_mw"] = leak_ * vdd_ / kRfVnom;
+  j["rf"]["leakage_mw"] = leak_ * leak_scale_;
   if (with_unit) {
     EnergyAccount pu("patching_unit", kRfVnom, kRfVnom);
     pu.count(pu.event("lookup", pu_read_), a.pu_lookups);

@@ -11,8 +11,10 @@
 // - the figures are taken as the energies at Vnom = 1.0 V, the GR-Guard PV
 //   model's nominal supply (its worst cell is normalised to 1 V); the RF runs
 //   at rf.vdd (or the Vdd rf.cell_failure_rate picks for the chip).
-//   Dynamic energy scales with (Vdd/Vnom)^2, leakage with Vdd/Vnom. Only
-//   ratios between runs are meaningful (28 nm vs 40 nm, 1.0 V vs 0.9 V);
+//   Dynamic energy scales with (Vdd/Vnom)^2; leakage power with Vdd/Vnom
+//   times the DIBL factor of power/vf.h (subthreshold current falls with
+//   the supply). Only ratios between runs are meaningful (28 nm vs 40 nm,
+//   1.0 V vs 0.9 V);
 // - the patching unit (2.629 KB of maps, §6.3.2) is priced as an SRAM of
 //   that size: Table 4.1's 128 KB figures scaled by 2.629 / 128. Each valid
 //   port of a cycle is one lookup (a map read), each patch selection one
@@ -72,9 +74,11 @@ class RfEnergyModel {
   // as EnergyAccount::stats() plus "leakage_mw" (at its Vdd) for
   // integrate_leakage. Leakage is not yet in "leakage_nj" / "total_nj".
   config::json stats(const RfActivity& a, bool with_unit) const;
+  // The RF's highest clock at its supply (power/vf.h).
+  double fmax_mhz() const { return fmax_mhz_; }
 
  private:
-  double entry_scale_, vdd_;
+  double entry_scale_, vdd_, leak_scale_, fmax_mhz_;
   double read_, write_, leak_, pu_read_, pu_write_, pu_leak_, l1_;
 };
 

@@ -384,6 +384,7 @@ config::json Core::stats() const {
     config::json& r = j["rf_faults"];
     r["maps"] = 1;
     r["vdd_sum"] = f.vdd();
+    r["rf_fmax_mhz_sum"] = rf_energy_->fmax_mhz();
     r["cells"] = f.cells();
     r["faulty_cells"] = f.faulty_cells();
     r["entries"] = f.entries();

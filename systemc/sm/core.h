@@ -157,6 +157,7 @@ class Core final : public SmCore {
   void attach_loscache(const config::Config& cfg);  // make_sm, when loscache.enable
   const LoscacheUnit* loscache() const { return los_.get(); }
   // ---- end LoSCache ----
+  double rf_fmax_mhz() const override { return rf_energy_->fmax_mhz(); }
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
 
  private:

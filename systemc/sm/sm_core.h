@@ -72,6 +72,8 @@ class SmCore {
   virtual void set_machine(const func::MachineRegs* m) = 0;
   // Per-kernel stats (reset by begin_launch), as JSON for the stats file.
   virtual config::json stats() const = 0;
+  // The highest clock its register file makes at its supply (power/vf.h).
+  virtual double rf_fmax_mhz() const = 0;
 };
 
 // The SM of this project (sm/core.cpp).

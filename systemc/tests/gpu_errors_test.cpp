@@ -122,3 +122,18 @@ TEST(TimingErrors, ADifferentConfigInTheSameProcessIsRefused) {
 }
 
 }  // namespace
+
+// An RF supply whose alpha-power delay misses the SM clock (power/vf.h) is
+// an input error naming the keys, not a silent run.
+TEST(TimingErrors, RfSupplyTooLowForTheClock) {
+  config::Config cfg = make_config("gtx480", {"rf.vdd=0.5"});
+  try {
+    TimingDevice t(cfg);  // the GPU is built at the first launch
+    run_workload(t.dev, "vecops", 1);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("below the SM clock of 700"), std::string::npos) << m;
+    EXPECT_NE(m.find("vf.fo4_ps"), std::string::npos) << m;
+  }
+}
