@@ -44,7 +44,9 @@ inline const K kNumEntries{"blocks.loscache_table.num_entries", 21, "entries", "
 inline const K kPcWidth{"blocks.loscache_table.pc_width", 32, "bits", "PC tag width", 1, 32};
 inline const K kBlkWidth{"blocks.loscache_table.blk_width", 25, "bits", "L2 block address width (32-bit address - 7 offset bits)", 1, 32};
 inline const K kCntWidth{"blocks.loscache_table.cnt_width", 6, "bits", "predicted access count width", 1, 16};
-inline const K kThrWidth{"blocks.loscache_table.thr_width", 2, "bits", "adaptive threshold width (max 2^w-1)", 1, 16};
+inline const K kThrWidth{"blocks.loscache_table.thr_width", 2, "bits",
+                         "adaptive threshold width (max 2^w-1); 0 = no threshold, the naive predictor (C++ model "
+                         "only: the RTL needs 1 or more)", 0, 16};
 inline const K kPhaseLimit{"blocks.loscache_table.phase_limit", 100, "L2 accesses", "L2 accesses of this SM that end the prediction phase", 1, 65535};
 }  // namespace loscache_keys
 
