@@ -22,10 +22,11 @@ def die(msg):
     sys.exit(2)
 
 
-def load_store(path, campaign, mech):
+def load_store(path, campaign, mech, optional=False):
     """The campaign's runs in the store: (runs, missing). A run is its stats
     with "config" (the effective config) and "_name" (its name in the spec);
-    missing lists (name, status, message) of the runs that left no stats."""
+    missing lists (name, status, message) of the runs that left no stats.
+    optional: a campaign the store lacks gives ([], [])."""
     if not os.path.isfile(path):
         die(f"{path}: no such store (make one with `relgpu campaign run regress/{mech}.json --store {path}`)")
     try:
@@ -33,22 +34,24 @@ def load_store(path, campaign, mech):
         names = [r[0] for r in db.execute("SELECT name FROM campaigns ORDER BY name")]
     except sqlite3.DatabaseError as e:
         die(f"{path}: not a relgpu campaign store ({e})")
+    if campaign not in names and optional:
+        return [], []
     if campaign not in names:
         die(f"{path}: no campaign '{campaign}' in the store (it has: {', '.join(names) or 'none'}); "
             f"run `relgpu campaign run regress/{mech}.json --store {path}`")
     runs, missing = [], []
-    rows = db.execute("SELECT name, status, coalesce(message, ''), stats, config, wall_s, started_at, finished_at "
-                      "FROM results WHERE campaign = ? AND current = 1 ORDER BY id", (campaign,))
-    for name, status, message, stats, config, wall, started, finished in rows:
+    rows = db.execute("SELECT name, status, coalesce(message, ''), stats, config, wall_s, started_at, finished_at, "
+                      "revision FROM results WHERE campaign = ? AND current = 1 ORDER BY id", (campaign,))
+    for name, status, message, stats, config, wall, started, finished, revision in rows:
         if status != "done":
             missing.append((name, status, message))
             continue
         s = json.loads(stats)
         s["config"] = json.loads(config)
         s["_name"] = name
-        s["_run"] = {"wall_s": wall, "started_at": started, "finished_at": finished}
+        s["_run"] = {"wall_s": wall, "started_at": started, "finished_at": finished, "revision": revision}
         runs.append(s)
-    if not runs:
+    if not runs and not optional:
         die(f"{path}: campaign '{campaign}' has no finished runs yet")
     return runs, missing
 
@@ -61,7 +64,9 @@ def campaign_time(runs, mech):
     span = ""
     if starts and ends:
         span = f", from {min(starts)} to {max(ends)}"
-    return [f"Campaign time: {wall / 3600:.2f} h of run wall time over {len(runs)} runs{span}. "
+    revs = sorted({r["_run"].get("revision") or "?" for r in runs})
+    return [f"Campaign time: {wall / 3600:.2f} h of run wall time over {len(runs)} runs{span}; "
+            f"relgpu revision{'s' if len(revs) > 1 else ''} {', '.join(revs)}. "
             f"Rerun (or resume) with `scripts/report {mech} --store FILE --run -j N`, which runs "
             f"`relgpu campaign run regress/{mech}.json --store FILE -j N` and then writes this page."]
 

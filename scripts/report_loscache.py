@@ -138,8 +138,9 @@ def write(runs, out, missing=()):
         l = a["loscache"]
         g = l["l2"]["generations_predicted"]
         labels.append(w)
+        gens = l["l2"]["generations"]
         wrows.append([f"{w} ({size})", f"{b['gpu_sim_cycle']:,}", pct(a["gpu_sim_cycle"] / b["gpu_sim_cycle"] - 1, 2, sign=True),
-                      pct(l.get("icnt_traffic_increase", 0), 2, sign=True), f"{g:,}",
+                      pct(l.get("icnt_traffic_increase", 0), 2, sign=True), f"{g:,} ({pct(g / gens if gens else 0, 0)})",
                       pct(l.get("accuracy_adaptive")) if g else "-", pct(l.get("accuracy_naive")) if g else "-",
                       f"{l['l2']['bypass_reads'] + l['l2']['bypass_writes']:,}", f"{l['l2']['gatings']:,}",
                       pct(l2_total(a) / l2_total(b)), pct(ideal_ratio(b)),
@@ -147,7 +148,7 @@ def write(runs, out, missing=()):
         er.append(100 * l2_total(a) / l2_total(b))
         ir.append(100 * ideal_ratio(b) if ideal_ratio(b) is not None else None)
     md += ["## Per workload, GTO", "",
-           table(["workload", "cycles off", "time", "traffic", "predicted gens", "acc. adaptive", "acc. naive",
+           table(["workload", "cycles off", "time", "traffic", "predicted gens (of all)", "acc. adaptive", "acc. naive",
                   "bypasses", "gatings", "L2 energy vs off", "Ideal-Gating vs off", "leakage share off"], wrows), ""]
     if labels:
         png = bars(os.path.join(out, "loscache_energy.png"), "L2 energy, % of LoSCache off (GTO)", labels,
