@@ -56,7 +56,7 @@ def load_store(path, campaign, mech, optional=False):
     return runs, missing
 
 
-def campaign_time(runs, mech):
+def campaign_time(runs, mech, specs=None):
     """How long the stored runs took, and the command that reruns them."""
     wall = sum(r["_run"]["wall_s"] or 0 for r in runs)
     starts = [r["_run"]["started_at"] for r in runs if r["_run"]["started_at"]]
@@ -68,7 +68,8 @@ def campaign_time(runs, mech):
     return [f"Campaign time: {wall / 3600:.2f} h of run wall time over {len(runs)} runs{span}; "
             f"relgpu revision{'s' if len(revs) > 1 else ''} {', '.join(revs)}. "
             f"Rerun (or resume) with `scripts/report {mech} --store FILE --run -j N`, which runs "
-            f"`relgpu campaign run regress/{mech}.json --store FILE -j N` and then writes this page."]
+            + " and ".join(f"`relgpu campaign run regress/{s}.json --store FILE -j N`" for s in (specs or [mech]))
+            + " and then writes this page."]
 
 
 def missing_text(missing):
