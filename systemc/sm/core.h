@@ -157,6 +157,7 @@ class Core final : public SmCore {
   void attach_loscache(const config::Config& cfg);  // make_sm, when loscache.enable
   const LoscacheUnit* loscache() const { return los_.get(); }
   // ---- end LoSCache ----
+  const GrGuard* grguard() const { return gr_.get(); }  // null when grguard.enable is false
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
 
  private:

@@ -76,9 +76,11 @@ TEST(GrGuardStats, AccessMixAddsUpAndEnergyFalls) {
     // One map lookup per port presented: accepted or retried.
     EXPECT_EQ(d["energy"]["patching_unit"]["events"]["lookup"]["count"].get<uint64_t>(),
               sum(gr["accesses"]) + gr["selection_failures"].get<uint64_t>());
-    // Map updates: selections and warp-exit deaths (not RF reads, not lookups).
+    // Map updates: selections, warp-exit deaths and deferred deaths (not RF
+    // reads, not lookups).
     EXPECT_EQ(d["energy"]["patching_unit"]["events"]["update"]["count"].get<uint64_t>(),
-              gr["patch_selections"].get<uint64_t>() + gr["exit_deaths"].get<uint64_t>());
+              gr["patch_selections"].get<uint64_t>() + gr["exit_deaths"].get<uint64_t>() +
+                  gr["deferred_deaths"].get<uint64_t>());
     gpu::add_json(tg, d);
   }
   for (auto& d : base.launches) gpu::add_json(tb, d);
