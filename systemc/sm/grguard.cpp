@@ -43,6 +43,8 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   p_.rows = rf.entries();
   p_.group_banks = rf.span();
   p_.l1_lines = c_.l1_.sets();  // one L1D way: one line per set
+  p_.occupied_entries = cfg.get(kGrGuardOccupiedMove) == "entries";
+  reverse_rows_ = cfg.get(kGrGuardPatchOrder) == "unused_first";
   try {
     p_.check();
   } catch (const InputError& e) {

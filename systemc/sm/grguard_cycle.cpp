@@ -106,7 +106,7 @@ std::string GrGuard::census(uint32_t w) const {
   std::vector<uint8_t> occupied(p_.num_wrg(), 0);
   for (uint32_t v = 0; v < p_.num_wrg(); ++v)
     if (patched_[v] && place_[v].kind && place_[v].kind != 3) occupied[place_[v].tgt] = 1;
-  const uint32_t need = occupied[w] ? uint32_t(mask(span_)) : faulty_[w];
+  const uint32_t need = !occupied[w] ? faulty_[w] : p_.occupied_entries ? faulty_[w] | held_[w] : uint32_t(mask(span_));
   uint64_t faulty = 0, good = 0, live = 0, occ = 0, cand = 0, queued = 0;
   for (uint32_t v = 0; v < p_.num_wrg(); ++v) {
     faulty += unsigned(__builtin_popcount(faulty_[v]));

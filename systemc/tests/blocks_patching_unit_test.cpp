@@ -66,3 +66,42 @@ TEST(PatchingUnitModel, PatchLifeCycle) {
   EXPECT_EQ(o.wr_tgt_o & 0x1F, 0u);
   EXPECT_EQ(m.stats().release_death, 1u);
 }
+
+// A write to an occupied WRG: "whole" (the RTL) moves all its entries,
+// "occupied_entries" (the paper's wording, an ablation) only its faulty
+// ones and those that hold the other WRG's; reads redirect the same.
+TEST(PatchingUnitModel, OccupiedWriteMovesWholeOrEntries) {
+  for (bool entries : {false, true}) {
+    auto p = small();
+    p.occupied_entries = entries;
+    EXPECT_EQ(p.describe().find("occupied_entries") != std::string::npos, entries);
+    PatchingUnitModel m(p);
+    PatchingUnitIn fm;
+    fm.fm_we_i = true;
+    fm.fm_wrg_i = 2;
+    fm.fm_data_i = 0b0100;
+    m.cycle(fm);
+    fm.fm_wrg_i = 0;
+    fm.fm_data_i = 0b0001;  // the patch WRG has a faulty entry of its own
+    m.cycle(fm);
+    PatchingUnitIn ks;
+    ks.kernel_start_i = true;
+    m.cycle(ks);
+    PatchingUnitIn wr;
+    wr.wr_valid_i = 1;
+    wr.wr_row_i = 2;
+    m.cycle(wr);  // WRG 2's entry 2 -> WRG 0
+    ASSERT_TRUE(m.patch(0));
+    wr.wr_row_i = 0;
+    auto o = m.cycle(wr);  // WRG 0's owner writes it
+    const uint64_t want = entries ? 0b0101 : 0b1111;
+    EXPECT_EQ(o.wr_mask_o & 0xF, want) << entries;
+    EXPECT_EQ(o.wr_tgt_o & 0x1F, 1u);
+    PatchingUnitIn rd;
+    rd.rd_valid_i = 1;
+    rd.rd_row_i = 0;
+    o = m.cycle(rd);
+    EXPECT_EQ(o.rd_mask_o & 0xF, want) << entries;
+    EXPECT_EQ(m.stats().whole_selections, 1u);
+  }
+}
