@@ -77,6 +77,7 @@ std::vector<uint32_t> run_touched(const std::string& rate, bool spill, Touch& t,
     }
   };
   r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+  EXPECT_EQ(r.sm->regs().latch_misses(), 0u);  // every operand came from the collector's copy
   return r.download<uint32_t>(out, 32 * 16);
 }
 
