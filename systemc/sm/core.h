@@ -158,6 +158,7 @@ class Core final : public SmCore {
   const LoscacheUnit* loscache() const { return los_.get(); }
   // ---- end LoSCache ----
   double rf_fmax_mhz() const override { return rf_energy_->fmax_mhz(); }
+  const GrGuard* grguard() const { return gr_.get(); }  // null when grguard.enable is false
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
 
  private:

@@ -426,7 +426,9 @@ void Core::dispatch() {
           if (u.next_free <= now_) { fu = &u; break; }
         if (!fu) continue;
       }
+      if (gr_) gr_->dispatching(in);  // GR-Guard: operands as the collector read them
       ex_->read_operands(*s.cta, *s.w, in->f);
+      if (gr_) regs_.set_latch(nullptr);
       ex_->execute(*s.cta, *s.w, in->f);
       ++s.dispatch_seq;
       slot = nullptr;

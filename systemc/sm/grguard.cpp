@@ -1,6 +1,7 @@
 #include "sm/grguard.h"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 #include "common/error.h"
@@ -12,6 +13,10 @@
 namespace relgpu::sm {
 
 using blocks::mask;
+
+namespace {
+constexpr unsigned kSlots = sizeof(Inst::read_group);  // read slots per instruction
+}  // namespace
 
 uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::vector<uint16_t>& rd_phys) {
   std::vector<int32_t> uses;
@@ -38,6 +43,8 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   p_.rows = rf.entries();
   p_.group_banks = rf.span();
   p_.l1_lines = c_.l1_.sets();  // one L1D way: one line per set
+  p_.occupied_entries = cfg.get(kGrGuardOccupiedMove) == "entries";
+  reverse_rows_ = cfg.get(kGrGuardPatchOrder) == "unused_first";
   try {
     p_.check();
   } catch (const InputError& e) {
@@ -56,21 +63,22 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   rd_.assign(groups_, Port{});
   wr_.assign(groups_, Port{});
   place_.assign(p_.num_wrg(), Place{});
+  held_.assign(p_.num_wrg(), 0);
+  for (unsigned k = 1; k < 3; ++k) oc_base_[k] = oc_base_[k - 1] + unsigned(c_.oc_[k - 1].size());
+  const size_t slots = size_t(oc_base_[2] + c_.oc_[2].size()) * kSlots;
+  copies_.assign(slots * 32, 0);
+  xreads_.assign(slots, XRead{});
+  false_dead_ = uint64_t(cfg.get(kGrGuardDebugFalseDead));
   patched_.assign(p_.num_wrg(), 0);
   live_.assign(p_.num_wrg(), 0);
   doomed_.assign(p_.num_wrg(), 0);
   deathq_.assign(groups_, {});
   pu_ = blocks::make<blocks::PatchingUnitBlock>(p_, blocks::Site{c_.id_, &cfg});
   load_faulty_map();
-  c_.regs_.set_placement([this](unsigned g, unsigned row, unsigned e) -> EntryLoc {
-    const Place& pl = place_[size_t(g) * p_.rows + urow(row)];
-    if (!pl.kind || !(pl.mask >> e & 1)) return EntryLoc{int32_t(g * span_ + e), int32_t(row)};
-    if (pl.kind == 3) return EntryLoc{};  // in the L1D spill way: no RF cell faults
-    return EntryLoc{int32_t(pl.tgt / p_.rows * span_ + e), int32_t(urow(pl.tgt % p_.rows))};
-  });
+  c_.regs_.set_placement(this);
 }
 
-GrGuard::~GrGuard() = default;
+GrGuard::~GrGuard() { c_.regs_.set_placement(nullptr); }
 
 // The post-fabrication test result at the chosen Vdd goes into the Faulty map
 // through the fm_* port, one WRG per cycle, when the SM is built (before the
@@ -95,6 +103,8 @@ void GrGuard::begin_launch() {
   in.kernel_start_i = true;
   pu_->cycle(in);
   std::fill(place_.begin(), place_.end(), Place{});
+  std::fill(held_.begin(), held_.end(), 0);
+  false_dead_seen_ = 0;
   std::fill(patched_.begin(), patched_.end(), 0);
   std::fill(live_.begin(), live_.end(), 0);  // kernel_start_i sets every Dead bit
   std::fill(doomed_.begin(), doomed_.end(), 0);
@@ -131,18 +141,111 @@ void GrGuard::claim_read_ports(std::vector<uint8_t>& used) {
   claim_rd_ = 0;
 }
 
+// The banks are read now: the collector copies the operand's home entries
+// (the unit's lookup, a stage later, may replace some by the patch's).
 void GrGuard::granted(Inst* in, unsigned slot) {
   if (in->gr.patch_reads >> slot & 1) {
     // A kind-2 re-read: the arbitrator granted the patch WRG's whole group.
     st_.patch_rd_entries += span_;
+    const XRead& x = xread(in, slot);
+    copy_entries(copy_of(in, x.slot), patch_words(x.tgt), x.mask);
     return;
   }
-  Port& p = rd_[in->read_group[slot]];
+  const unsigned g = in->read_group[slot], row = c_.regs_.row_of(in->ws, in->pbase + in->op->rd_phys[slot]);
+  std::memcpy(copy_of(in, slot), c_.rf_.wreg(g, row), 32 * sizeof(uint32_t));
+  Port& p = rd_[g];
   p.in = in;
   p.slot = uint8_t(slot);
-  p.row = urow(c_.regs_.row_of(in->ws, in->pbase + in->op->rd_phys[slot]));
-  p.dead = in->op->rd_dead >> slot & 1;
+  p.row = urow(row);
   p.div = in->f.active != full_mask(in);
+  p.dead = in->op->rd_dead >> slot & 1;
+  if (false_dead_ && !p.dead && !p.div && ++false_dead_seen_ % false_dead_ == 0) p.dead = true;  // debug mutant
+}
+
+size_t GrGuard::slot_index(const Inst* in, unsigned slot) const {
+  return (size_t(oc_base_[Core::pool_of(*in->op)]) + unsigned(in->oc)) * kSlots + slot;
+}
+uint32_t* GrGuard::copy_of(const Inst* in, unsigned slot) { return copies_.data() + slot_index(in, slot) * 32; }
+GrGuard::XRead& GrGuard::xread(const Inst* in, unsigned slot) { return xreads_[slot_index(in, slot)]; }
+
+const uint32_t* GrGuard::patch_words(uint32_t tgt) const { return c_.rf_.wreg(tgt / p_.rows, urow(tgt % p_.rows)); }
+
+void GrGuard::copy_entries(uint32_t* dst, const uint32_t* src, uint32_t m) const {
+  const unsigned wpe = 32 / span_;
+  for (; m; m &= m - 1) {
+    const unsigned e = unsigned(__builtin_ctz(m));
+    std::memcpy(dst + e * wpe, src + e * wpe, wpe * sizeof(uint32_t));
+  }
+}
+
+unsigned GrGuard::operand_slots(const Inst* in) const {
+  return in->nread - unsigned(__builtin_popcount(in->gr.patch_reads));
+}
+
+// Dispatch executes on the collector's copies of the instruction's read
+// slots; all older instructions of the warp have dispatched, so its
+// deferred deaths can go.
+void GrGuard::dispatching(const Inst* in) {
+  latch_.ws = in->ws;
+  latch_.pbase = in->pbase;
+  latch_.phys = in->op->rd_phys.data();
+  latch_.n = operand_slots(in);
+  latch_.words = copy_of(in, 0);
+  c_.regs_.set_latch(&latch_);
+  for (uint32_t m = in->gr.deaths; m; m &= m - 1) {
+    const unsigned slot = unsigned(__builtin_ctz(m));
+    const unsigned row = c_.regs_.row_of(in->ws, in->pbase + in->op->rd_phys[slot]);
+    queue_death(in->read_group[slot] * p_.rows + urow(row));
+  }
+}
+
+// A dead-bit read whose release at the lookup could lose data: its patch is
+// fetched after the lookup (kind 2, spill), or an older instruction of the
+// warp has a read of the register (or of its patch) still to come.
+bool GrGuard::defer_death(const Port& p) const {
+  const uint8_t kind = place_[size_t(p.in->read_group[p.slot]) * p_.rows + p.row].kind;
+  if (kind == 2 || kind == 3) return true;
+  const Inst* in = p.in;
+  const unsigned reg = in->pbase + in->op->rd_phys[p.slot];
+  // Read slot i of j still to come: not granted, its kind-2 re-read not
+  // granted, or a spill read of j pending (any slot: rare).
+  auto pending = [this](const Inst* j, unsigned i) {
+    if (j->reads_left >> i & 1 || j->gr.spill_reads) return true;
+    for (uint32_t m = j->reads_left & j->gr.patch_reads; m; m &= m - 1)
+      if (xreads_[slot_index(j, unsigned(__builtin_ctz(m)))].slot == i) return true;
+    return false;
+  };
+  for (const auto& pool : c_.oc_)
+    for (const Inst* j : pool) {
+      if (!j || j->ws != in->ws || j->seq >= in->seq) continue;
+      for (unsigned i = 0; i < operand_slots(j); ++i)
+        if (j->pbase + j->op->rd_phys[i] == reg && pending(j, i)) return true;
+    }
+  return false;
+}
+
+Moved GrGuard::moved(unsigned g, unsigned row) const {
+  const Place& pl = place_[size_t(g) * p_.rows + urow(row)];
+  if (!pl.kind) return Moved{};
+  if (pl.kind == 3) return Moved{pl.mask, -1, -1, c_.l1_.spill_line(pl.tgt)};
+  return Moved{pl.mask, int32_t(pl.tgt / p_.rows), int32_t(urow(pl.tgt % p_.rows)), nullptr};
+}
+
+uint32_t GrGuard::held(unsigned g, unsigned row) const { return held_[size_t(g) * p_.rows + urow(row)]; }
+
+void GrGuard::queue_death(uint32_t w) {
+  if (doomed_[w]) return;
+  doomed_[w] = kDeferredDeath;
+  deathq_[w / p_.rows].push_back(w % p_.rows);
+}
+
+// The unit's Patch bit is set for one WRG at a time: the target's entries
+// that hold the patched WRG's are its mask.
+void GrGuard::set_place(uint32_t w, Place pl) {
+  const Place& old = place_[w];
+  if (old.kind == 1 || old.kind == 2) held_[old.tgt] = 0;
+  if (pl.kind == 1 || pl.kind == 2) held_[pl.tgt] = pl.mask;
+  place_[w] = pl;
 }
 
 bool GrGuard::holds(const Inst* in) const { return in->gr.spill_reads || in->gr.hold > c_.now_; }
@@ -171,7 +274,7 @@ void GrGuard::warp_exited(unsigned ws) {
     for (unsigned r = base; r < base + c_.rows_per_warp_ && r < p_.rows; ++r) {
       const uint32_t row = urow(r), w = g * p_.rows + row;
       if (!live_[w] || doomed_[w]) continue;
-      doomed_[w] = 1;
+      doomed_[w] = kExitDeath;
       deathq_[g].push_back(row);
     }
 }

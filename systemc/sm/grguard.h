@@ -28,9 +28,25 @@
 // rd_valid, rd_dead, not divergent) for each WRG of the warp it has written
 // since that WRG last died, one per bank group per cycle in cycles the port
 // carries no operand read (grguard.cpp, warp_exited).
-// Placement: each WRG's entries live where the last accepted write put them
-// (wr_mask entries at entry i of the target WRG, or in the L1D), which
-// SmRegs uses to apply the cell faults of the place a value is stored in.
+// Data: each WRG's entries live where the last accepted write put them
+// (wr_mask entries at entry i of the target WRG, or in the L1D spill line,
+// the reserved way's line of that set), and SmRegs stores the value there,
+// in those cells with their faults (this class is its Placement: a mirror
+// of the unit's Index map). Reads go the way the unit sends them: the
+// operand collector copies the home entries when the arbitrator grants the
+// read, and the moved entries when the patch is read (kind 1 at the lookup,
+// kind 2 when the re-read is granted, spill when the L1D access is served);
+// dispatch executes on that copy (SmRegs::Latch). So whatever overwrites a
+// patch or spill line before it is read (a wrong death, a reused dead
+// register, a cache fill into a released way) shows in the results.
+// Deferred deaths (our choice; the paper does not say when a dead read's
+// patch is released, and the unit releases it at the lookup): the SM
+// presents a dead-bit read without its dead bit, and sends its death as a
+// death notification once the instruction dispatches, when the read is of
+// a kind-2 or spill patch (fetched after the lookup, by when the patch WRG
+// may be selected and written again, or the way given back to the cache),
+// or an older instruction of the warp has still to read that register
+// (collectors read out of program order; dispatch is in order).
 //
 // Choices where the paper is silent are commented at the code.
 #pragma once
@@ -43,6 +59,7 @@
 #include "blocks/instance.h"
 #include "common/config.h"
 #include "power/rf_energy.h"
+#include "sm/regfile.h"
 
 namespace relgpu::ptx {
 struct Function;
@@ -65,12 +82,34 @@ inline const config::Key<bool> kGrGuardExitDeaths{
     "GR-Guard: when a warp exits, mark its written WRGs dead through the unit's read ports (our addition; "
     "false = the paper's compiler dead bits only, so a finished warp's registers stay live until rewritten)"};
 
+inline const config::Key<std::string> kGrGuardPatchOrder{
+    "grguard.patch_order", "unused_first", "",
+    "GR-Guard: which dead WRG of a bank group the unit's priority encoder picks first: paper = the lowest "
+    "RF row (WRG id order, Tan §6.3.3), unused_first = the highest row, i.e. rows no warp uses before the "
+    "rows of dead warp registers (our wiring: the unit's rows are the RF's reversed). Default not the "
+    "paper's: measured at 1%, paper order takes 27-36% patch-occupied accesses (paper: 13%), +10-16% time "
+    "and stops more runs (issue 13)",
+    std::vector<std::string>{"paper", "unused_first"}};
+inline const config::Key<std::string> kGrGuardOccupiedMove{
+    "grguard.occupied_move", "whole", "",
+    "GR-Guard: what a write to a WRG that serves as a patch moves: whole = all its entries (the RTL; the "
+    "Patch map has one bit per WRG), entries = its faulty entries and those holding the other WRG's, as the "
+    "paper words it (§6.3.3; C++ model only, --rtl refuses it; with unused_first the two measure the same)",
+    std::vector<std::string>{"whole", "entries"}};
+
+inline const config::Key<int64_t> kGrGuardDebugFalseDead{
+    "grguard.debug_false_dead", 0, "reads",
+    "Debug mutant for tests: every Nth non-divergent operand read without a compiler dead bit is presented to "
+    "the patching unit as dead, a wrong death that frees a live register for patches and drops its own patch; "
+    "results then go wrong (0 = off)", 0, 1e15};
+
 // GR-Guard state of one in-flight instruction (a member of sm::Inst).
 struct GrInst {
   uint32_t patch_reads = 0;   // read slots that re-read a patch WRG (kind 2), not presented to the unit
   uint64_t hold = 0;          // operands complete at this cycle at the earliest (kind 1, spill)
   uint8_t spill_reads = 0;    // L1D spill reads not yet served
   uint8_t spill_writes = 0;   // L1D spill writes not yet served
+  uint32_t deaths = 0;        // read slots whose death is sent at dispatch (deferred)
   uint16_t wr_done = 0;       // write slots the unit accepted
   uint8_t nx = 0, xg[12] = {};// kind-2 patch writes waiting for a write port: their target groups
   uint64_t wr_hold = 0;       // patched entries written by then (kind 1, spill)
@@ -88,7 +127,7 @@ uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::ve
 class Core;
 struct Inst;
 
-class GrGuard {
+class GrGuard final : public Placement {
  public:
   // Builds the unit from the RF geometry and loads its Faulty map.
   GrGuard(Core& core, const config::Config& cfg);
@@ -100,16 +139,25 @@ class GrGuard {
   bool holds(const Inst* in) const;                   // dispatch: operands not all in yet
   void warp_exited(unsigned ws);                      // complete: exited, nothing in flight
   void writeback();                                   // replaces Core::writeback's body
+  void dispatching(const Inst* in);                   // dispatch: operands from the collector's copy; deferred deaths
   void add_activity(power::RfActivity& a) const;
   config::json stats() const;
 
+  // Placement (sm/regfile.h): where the SM stores and reads each WRG.
+  Moved moved(unsigned group, unsigned row) const override;
+  uint32_t held(unsigned group, unsigned row) const override;
+
  private:
   enum Mix : unsigned { kNormal, kNormalPatch, kPatchOccupied, kSpill };
+  enum Doom : uint8_t { kLive, kExitDeath, kDeferredDeath };
   // A port of this cycle: instruction, its read/write slot, the unit's row
   // (urow), compiler dead bit, divergence.
   struct Port { Inst* in = nullptr; uint8_t slot = 0; uint32_t row = 0; bool dead = false, div = false; };
   struct Place { uint8_t kind = 0; uint32_t mask = 0, tgt = 0; };
-  struct Spill { Inst* in; bool write; };
+  // An L1D spill access; a read copies `mask` entries of `line` into read slot `slot`'s copy.
+  struct Spill { Inst* in; bool write; uint8_t slot; uint32_t mask, line; };
+  // A kind-2 re-read (appended read slot): the read slot it serves and the patch entries.
+  struct XRead { uint8_t slot = 0; uint32_t mask = 0, tgt = 0; };
   struct Stats {
     uint64_t rd[4] = {}, wr[4] = {};           // by Mix
     uint64_t rd_kind[4] = {}, wr_kind[4] = {}; // by block kind (0 normal, 1 same, 2 cross, 3 spill)
@@ -123,17 +171,19 @@ class GrGuard {
     // Death notifications of exited warps' WRGs sent to the unit, and those
     // dropped because a new warp wrote the WRG first.
     uint64_t exit_deaths = 0, exit_deaths_dropped = 0;
+    uint64_t deferred_deaths = 0;  // dead-bit reads whose death was sent at dispatch (see above)
     uint64_t held = 0;  // cycles a stuck write waited for its turn (present_writes)
   };
 
   unsigned mix(unsigned kind, uint32_t mask, uint32_t wrg) const;
-  // RF row <-> the unit's row (an involution). The unit numbers rows from
-  // the top of the RF: its priority encoder picks the lowest row first, and
-  // warps take row slots from row 0 up, so the first candidates are rows no
-  // warp uses (our wiring choice). Otherwise patches land in registers that
-  // live warps are about to write, and each such write must move the whole
-  // WRG ("patch-occupied") to another patch, which needs an all-good WRG.
-  uint32_t urow(uint32_t row) const { return p_.rows - 1 - row; }
+  // RF row <-> the unit's row (an involution). The unit's priority encoder
+  // picks the lowest row first. With grguard.patch_order=unused_first it
+  // numbers rows from the top of the RF, and warps take row slots from row
+  // 0 up, so the first candidates are rows no warp uses (our wiring
+  // choice); with paper, rows of dead registers come first, which live
+  // warps are about to write, and each such write must move the WRG
+  // ("patch-occupied") to another patch.
+  uint32_t urow(uint32_t row) const { return reverse_rows_ ? p_.rows - 1 - row : row; }
   uint32_t full_mask(const Inst* in) const;
   bool l1_port_free() const;
   void load_faulty_map();
@@ -146,22 +196,40 @@ class GrGuard {
   void serve_spill();
   void count_patch(bool write, unsigned grp, uint32_t mask);
   void count_access(bool write, unsigned kind, uint32_t mask, uint32_t wrg);
+  void set_place(uint32_t wrg, Place pl);  // place_ and held_ together
+  void queue_death(uint32_t wrg);          // a deferred death, sent by present_deaths
+  bool defer_death(const Port& p) const;
+  unsigned operand_slots(const Inst* in) const;  // read slots that are operands (not kind-2 re-reads)
+  size_t slot_index(const Inst* in, unsigned slot) const;  // its collector's read slot
+  // The operand collector's copy of read slot `slot` (32 words), and the
+  // kind-2 re-read of appended slot `slot`.
+  uint32_t* copy_of(const Inst* in, unsigned slot);
+  XRead& xread(const Inst* in, unsigned slot);
+  const uint32_t* patch_words(uint32_t tgt) const;  // the 32 words of WRG tgt (the unit's id)
+  void copy_entries(uint32_t* dst, const uint32_t* src, uint32_t mask) const;  // entries in mask
 
   Core& c_;
   blocks::PatchingUnitParams p_;
   std::unique_ptr<blocks::Instance<blocks::PatchingUnitBlock>> pu_;
   unsigned span_, groups_, tgt_w_, row_w_;
   uint64_t stall_limit_;
-  bool exit_deaths_;
+  bool exit_deaths_, reverse_rows_;
   double vdd_, rate_;
   std::vector<Port> rd_, wr_;       // per bank group: this cycle's read / write port
   uint64_t claim_rd_ = 0, claim_wr_ = 0;  // ports the kind-1 patch accesses use next
   std::deque<Spill> spillq_;        // L1D spill accesses, oldest first
   std::vector<uint32_t> faulty_;    // the Faulty map as loaded, per WRG
-  std::vector<Place> place_;        // per WRG: where its entries are
+  std::vector<Place> place_;        // per WRG: where its entries are (valid Index)
+  std::vector<uint32_t> held_;      // per WRG: its entries that hold another WRG's (the Patch bit)
+  unsigned oc_base_[3] = {};        // first collector of each pool in copies_
+  std::vector<uint32_t> copies_;    // per collector and read slot: the operand's 32 words
+  std::vector<XRead> xreads_;       // per collector and read slot
+  Latch latch_;
+  uint64_t false_dead_ = 0, false_dead_seen_ = 0;  // grguard.debug_false_dead
   std::vector<uint8_t> patched_;    // per WRG: has a patch (from outputs and inputs)
   // Per WRG, from what the SM presented: written since it last died (the
-  // unit's Dead bit is 0), and a death notification is queued for it.
+  // unit's Dead bit is 0), and a death notification is queued for it
+  // (kExitDeath, kDeferredDeath).
   std::vector<uint8_t> live_, doomed_;
   std::vector<std::deque<uint32_t>> deathq_;  // per bank group: unit rows to notify, oldest first
   bool spill_on_ = false;

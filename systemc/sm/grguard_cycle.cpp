@@ -80,7 +80,8 @@ void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
       c.group_write_[g] = 1;
       uint32_t row = urow(c.regs_.row_of(in->ws, in->pbase + in->op->wr_phys[j]));
       uint8_t& doomed = doomed_[size_t(g) * p_.rows + row];
-      if (doomed) doomed = 0, ++st_.exit_deaths_dropped;  // see warp_exited
+      if (doomed == kExitDeath) ++st_.exit_deaths_dropped;  // see warp_exited
+      doomed = kLive;
       wr_[g] = Port{in, uint8_t(j), row, false, in->f.exec != full_mask(in)};
       pin.wr_valid_i |= uint64_t(1) << g;
       pin.wr_row_i |= uint64_t(row) << (g * row_w_);
@@ -105,7 +106,7 @@ std::string GrGuard::census(uint32_t w) const {
   std::vector<uint8_t> occupied(p_.num_wrg(), 0);
   for (uint32_t v = 0; v < p_.num_wrg(); ++v)
     if (patched_[v] && place_[v].kind && place_[v].kind != 3) occupied[place_[v].tgt] = 1;
-  const uint32_t need = occupied[w] ? uint32_t(mask(span_)) : faulty_[w];
+  const uint32_t need = !occupied[w] ? faulty_[w] : p_.occupied_entries ? faulty_[w] | held_[w] : uint32_t(mask(span_));
   uint64_t faulty = 0, good = 0, live = 0, occ = 0, cand = 0, queued = 0;
   for (uint32_t v = 0; v < p_.num_wrg(); ++v) {
     faulty += unsigned(__builtin_popcount(faulty_[v]));
@@ -143,28 +144,33 @@ void GrGuard::apply_reads(const blocks::PatchingUnitIn& pin, const blocks::Patch
     const unsigned k = field(out.rd_kind_o, g, 2);
     const uint32_t m = field(out.rd_mask_o, g, GB), tgt = field(out.rd_tgt_o, g, tgt_w_);
     count_access(false, k, m, w);
+    // The patch entries: kind 1 are read on the port claimed for this cycle
+    // (nothing can write them before: the target's Patch bit is still set).
     if (k == 1) {
       in->gr.hold = std::max(in->gr.hold, c_.now_ + 1);
       claim_rd_ |= uint64_t(1) << g;
       count_patch(false, g, m);
+      copy_entries(copy_of(in, p.slot), patch_words(tgt), m);
     } else if (k == 2) {
       unsigned n = in->nread;
       if (n < sizeof in->read_group && n < 32) {
         in->read_group[n] = uint8_t(tgt / p_.rows);
         in->reads_left |= 1u << n;
         in->gr.patch_reads |= 1u << n;
+        xread(in, n) = XRead{p.slot, m, tgt};
         ++in->nread;
       } else {  // no read slot left (never at PTX operand counts): a same-group delay instead
         in->gr.hold = std::max(in->gr.hold, c_.now_ + 1);
         count_patch(false, tgt / p_.rows, m);
+        copy_entries(copy_of(in, p.slot), patch_words(tgt), m);
       }
     } else if (k == 3) {
-      spillq_.push_back({in, false});
+      spillq_.push_back({in, false, p.slot, m, tgt});
       ++in->gr.spill_reads;
     }
     // Mirror of the block's release on death (same inputs, same rule).
     bool same_write = (pin.wr_valid_i >> g & 1) && field(pin.wr_row_i, g, row_w_) == p.row;
-    if (p.dead && !p.div && !same_write) patched_[w] = 0, live_[w] = 0;
+    if (p.dead && !p.div && !same_write) patched_[w] = 0, live_[w] = 0, set_place(w, Place{});
     p = Port{};
   }
 }
@@ -200,7 +206,7 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     else if (k) ++st_.selections;
     patched_[w] = k != 0;
     live_[w] = 1;
-    place_[w] = Place{uint8_t(k), m, tgt};
+    set_place(w, Place{uint8_t(k), m, tgt});
     if (k == 1) {
       s.wr_hold = std::max(s.wr_hold, c.now_ + 1);
       claim_wr_ |= uint64_t(1) << g;
@@ -208,7 +214,7 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     } else if (k == 2) {
       s.xg[s.nx++] = uint8_t(tgt / p_.rows);
     } else if (k == 3) {
-      spillq_.push_back({in, true});
+      spillq_.push_back({in, true, 0, m, tgt});
       ++s.spill_writes;
     }
     p = Port{};
@@ -228,8 +234,9 @@ void GrGuard::present_deaths(blocks::PatchingUnitIn& pin) {
     if (q.empty()) continue;
     const uint32_t row = q.front(), w = g * p_.rows + row;
     q.pop_front();
+    ++(doomed_[w] == kDeferredDeath ? st_.deferred_deaths : st_.exit_deaths);
     doomed_[w] = live_[w] = patched_[w] = 0;
-    ++st_.exit_deaths;
+    set_place(w, Place{});
     pin.rd_valid_i |= uint64_t(1) << g;
     pin.rd_row_i |= uint64_t(row) << (g * row_w_);
     pin.rd_dead_i |= uint64_t(1) << g;
@@ -248,9 +255,10 @@ void GrGuard::serve_spill() {
   if (s.write) {
     --s.in->gr.spill_writes;
     s.in->gr.wr_hold = std::max(s.in->gr.wr_hold, done);
-  } else {
+  } else {  // the line is read now (the value is stored at the write's completion)
     --s.in->gr.spill_reads;
     s.in->gr.hold = std::max(s.in->gr.hold, done);
+    copy_entries(copy_of(s.in, s.slot), c_.l1_.spill_line(s.line), s.mask);
   }
 }
 
@@ -264,8 +272,9 @@ void GrGuard::writeback() {
   blocks::PatchingUnitIn pin{};
   present_writes(pin);
   for (unsigned g = 0; g < groups_; ++g) {
-    const Port& p = rd_[g];
+    Port& p = rd_[g];
     if (!p.in) continue;
+    if (p.dead && !p.div && defer_death(p)) p.dead = false, p.in->gr.deaths |= 1u << p.slot;  // see grguard.h
     pin.rd_valid_i |= uint64_t(1) << g;
     pin.rd_row_i |= uint64_t(p.row) << (g * row_w_);
     if (p.dead) pin.rd_dead_i |= uint64_t(1) << g;
@@ -308,7 +317,7 @@ void GrGuard::add_activity(power::RfActivity& a) const {
   a.patch_read_entries += st_.moved_rd;
   a.patch_write_entries += st_.moved_wr;
   a.pu_lookups += st_.lookups;
-  a.pu_updates += st_.selections + st_.exit_deaths;  // an exit death writes Dead/Patch/Index valid
+  a.pu_updates += st_.selections + st_.exit_deaths + st_.deferred_deaths;  // a death writes Dead/Patch/Index valid
   a.l1d_spill_accesses += st_.l1_spill;
 }
 
@@ -335,6 +344,7 @@ config::json GrGuard::stats() const {
   j["spilled_entries"] = st_.spilled_rd + st_.spilled_wr;
   j["exit_deaths"] = st_.exit_deaths;
   j["exit_deaths_dropped"] = st_.exit_deaths_dropped;
+  j["deferred_deaths"] = st_.deferred_deaths;
   j["stuck_write_holds"] = st_.held;
   return j;
 }

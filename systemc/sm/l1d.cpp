@@ -8,7 +8,7 @@ using mem::kLineBytes;
 
 L1D::L1D(unsigned sets, unsigned ways, unsigned mshrs, unsigned merge)
     : sets_(sets), ways_(ways), merge_(merge), lines_(size_t(sets) * ways),
-      data_(size_t(sets) * ways * kLineBytes, 0), mshrs_(mshrs) {
+      data_(size_t(sets) * ways * kLineWords, 0), mshrs_(mshrs) {
   for (auto& m : mshrs_) m.waiters.reserve(merge);
 }
 
@@ -29,7 +29,7 @@ const uint8_t* L1D::probe(uint64_t line) {
   Line* l = find(line);
   if (!l) return nullptr;
   l->lru = ++tick_;
-  return data_.data() + size_t(l - lines_.data()) * kLineBytes;
+  return reinterpret_cast<const uint8_t*>(data_.data() + size_t(l - lines_.data()) * kLineWords);
 }
 
 void L1D::evict(uint64_t line) {
@@ -52,7 +52,7 @@ void L1D::fill(uint64_t line, const uint8_t* data) {
   l->valid = true;
   l->tag = n;
   l->lru = ++tick_;
-  std::memcpy(data_.data() + size_t(l - lines_.data()) * kLineBytes, data, kLineBytes);
+  std::memcpy(data_.data() + size_t(l - lines_.data()) * kLineWords, data, kLineBytes);
 }
 
 void L1D::reserve_last_way(bool reserved) {

@@ -53,6 +53,9 @@ class L1D {
   // clean, so nothing is lost) and fills skip it until it is released.
   void reserve_last_way(bool reserved);
   bool last_way_reserved() const { return reserved_; }
+  // The data of the last way's line in `set`, 32 words: where GR-Guard keeps
+  // a spilled warp register. Its cache use overwrites it (fill).
+  uint32_t* spill_line(unsigned set) { return data_.data() + (size_t(set) * ways_ + ways_ - 1) * kLineWords; }
 
  private:
   struct Line { uint64_t tag = 0; uint64_t lru = 0; bool valid = false; };
@@ -60,7 +63,8 @@ class L1D {
   unsigned sets_, ways_, merge_;
   uint64_t tick_ = 0;
   std::vector<Line> lines_;
-  std::vector<uint8_t> data_;     // sets * ways * kLineBytes
+  static constexpr unsigned kLineWords = mem::kLineBytes / 4;
+  std::vector<uint32_t> data_;    // sets * ways lines of kLineWords
   std::vector<Mshr> mshrs_;
   unsigned busy_ = 0;
   bool reserved_ = false;

@@ -61,8 +61,19 @@ void SmRegs::bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned 
   s.warp = w;
   s.row_base = row_base;
   s.rows = rows;
+  const unsigned wpe = rf_.words_per_entry();
   for (unsigned g = 0; g < rf_.groups(); ++g)
-    for (unsigned r = 0; r < rows; ++r) std::memset(rf_.wreg(g, row_base + r), 0, 32 * sizeof(uint32_t));
+    for (unsigned r = row_base; r < row_base + rows; ++r) {
+      if (!place_) {
+        std::memset(rf_.wreg(g, r), 0, 32 * sizeof(uint32_t));
+        continue;
+      }
+      const Moved mv = place_->moved(g, r);
+      const uint32_t held = place_->held(g, r);
+      EntryLoc at;
+      for (unsigned e = 0; e < rf_.span(); ++e)
+        if (mv.mask >> e & 1 || !(held >> e & 1)) std::memset(locate_entry(g, r, e, mv, at), 0, wpe * sizeof(uint32_t));
+    }
   std::fill(s.pred.begin(), s.pred.end(), 0);
   std::fill(s.overflow.begin(), s.overflow.end(), 0);
 }
@@ -107,6 +118,39 @@ bool SmRegs::phys(unsigned ws, unsigned slot, unsigned& p, unsigned& width) {
   return p + width <= capacity(ws);
 }
 
+uint32_t* SmRegs::locate_entry(unsigned group, unsigned row, unsigned e, const Moved& mv, EntryLoc& at) {
+  const unsigned span = rf_.span(), wpe = rf_.words_per_entry();
+  if (!(mv.mask >> e & 1)) {
+    at = EntryLoc{int32_t(group * span + e), int32_t(row)};
+    return rf_.wreg(group, row) + e * wpe;
+  }
+  if (mv.spill) {
+    at = EntryLoc{};
+    return mv.spill + e * wpe;
+  }
+  at = EntryLoc{int32_t(unsigned(mv.group) * span + e), mv.row};
+  return rf_.wreg(unsigned(mv.group), unsigned(mv.row)) + e * wpe;
+}
+
+const uint32_t* SmRegs::fetch(unsigned ws, unsigned p, uint32_t tmp[32]) {
+  if (latch_) {
+    const Latch& l = *latch_;
+    if (ws == l.ws && p >= l.pbase) {
+      const uint16_t* end = l.phys + l.n;
+      const uint16_t* it = std::lower_bound(l.phys, end, uint16_t(p - l.pbase));
+      if (it != end && *it == p - l.pbase) return l.words + size_t(it - l.phys) * 32;
+    }
+    ++latch_miss_;
+  }
+  const unsigned g = group_of(ws, p), row = row_of(ws, p);
+  const Moved mv = place_ ? place_->moved(g, row) : Moved{};
+  if (!mv.mask) return rf_.wreg(g, row);
+  const unsigned wpe = rf_.words_per_entry();
+  EntryLoc at;
+  for (unsigned e = 0; e < rf_.span(); ++e) std::memcpy(tmp + e * wpe, locate_entry(g, row, e, mv, at), wpe * 4);
+  return tmp;
+}
+
 void SmRegs::read(unsigned warp, unsigned slot, uint64_t out[kWarpSize]) {
   unsigned base;
   const Map& m = locate(warp, slot, base);
@@ -117,11 +161,12 @@ void SmRegs::read(unsigned warp, unsigned slot, uint64_t out[kWarpSize]) {
   }
   unsigned p = base + unsigned(m.phys);
   if (m.where == Where::rf && p + m.width <= capacity(warp)) {
-    const uint32_t* lo = rf_.wreg(group_of(warp, p), row_of(warp, p));
+    uint32_t tlo[32], thi[32];
+    const uint32_t* lo = fetch(warp, p, tlo);
     if (m.width == 1) {
       for (unsigned l = 0; l < kWarpSize; ++l) out[l] = lo[l];
     } else {
-      const uint32_t* hi = rf_.wreg(group_of(warp, p + 1), row_of(warp, p + 1));
+      const uint32_t* hi = fetch(warp, p + 1, thi);
       for (unsigned l = 0; l < kWarpSize; ++l) out[l] = uint64_t(lo[l]) | uint64_t(hi[l]) << 32;
     }
     return;
@@ -143,22 +188,38 @@ void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t i
   }
   unsigned p = base + unsigned(m.phys);
   if (m.where == Where::rf && p + m.width <= capacity(warp)) {
-    uint32_t* lo = rf_.wreg(group_of(warp, p), row_of(warp, p));
-    uint32_t* hi = m.width == 2 ? rf_.wreg(group_of(warp, p + 1), row_of(warp, p + 1)) : nullptr;
-    for (uint32_t mm = mask; mm; mm &= mm - 1) {
-      unsigned l = unsigned(__builtin_ctz(mm));
-      lo[l] = uint32_t(in[l]);
-      if (hi) hi[l] = uint32_t(in[l] >> 32);
-    }
-    if (faults_) {  // RF faults
-      corrupt(group_of(warp, p), row_of(warp, p), mask);
-      if (hi) corrupt(group_of(warp, p + 1), row_of(warp, p + 1), mask);
-    }
+    store(group_of(warp, p), row_of(warp, p), mask, in, 0);
+    if (m.width == 2) store(group_of(warp, p + 1), row_of(warp, p + 1), mask, in, 32);
     return;
   }
   uint64_t* o = overflow_at(warp, slot);
   for (unsigned l = 0; l < kWarpSize; ++l)
     if (mask >> l & 1) o[l] = in[l];
+}
+
+void SmRegs::store(unsigned group, unsigned row, uint32_t mask, const uint64_t in[], unsigned shift) {
+  const Moved mv = place_ ? place_->moved(group, row) : Moved{};
+  if (!mv.mask && !faults_) {  // the common case: 32 lanes in place
+    uint32_t* w = rf_.wreg(group, row);
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+      unsigned l = unsigned(__builtin_ctz(mm));
+      w[l] = uint32_t(in[l] >> shift);
+    }
+    return;
+  }
+  const unsigned wpe = rf_.words_per_entry();
+  const uint32_t emask = wpe >= 32 ? ~0u : (1u << wpe) - 1;
+  for (unsigned e = 0; e < rf_.span(); ++e) {
+    const uint32_t lanes = mask >> (e * wpe) & emask;
+    if (!lanes) continue;  // entry not written
+    EntryLoc at;
+    uint32_t* w = locate_entry(group, row, e, mv, at);
+    for (uint32_t mm = lanes; mm; mm &= mm - 1) {
+      unsigned i = unsigned(__builtin_ctz(mm));
+      w[i] = uint32_t(in[e * wpe + i] >> shift);
+    }
+    if (faults_ && at.bank >= 0) corrupt(w, at);
+  }
 }
 
 // ---- RF faults ----
@@ -169,25 +230,17 @@ void SmRegs::set_faults(const reliability::RfFaults* f, bool secded) {
   secded_ = secded;
 }
 
-void SmRegs::corrupt(unsigned group, unsigned row, uint32_t mask) {
-  const unsigned span = rf_.span(), wpe = rf_.words_per_entry();
-  const uint32_t emask = wpe >= 32 ? ~0u : (1u << wpe) - 1;
-  uint32_t* w = rf_.wreg(group, row);
-  for (unsigned e = 0; e < span; ++e) {
-    if (!(mask >> (e * wpe) & emask)) continue;  // entry not written
-    EntryLoc at = place_ ? place_(group, row, e) : EntryLoc{int32_t(group * span + e), int32_t(row)};
-    if (at.bank < 0 || !faults_->any(unsigned(at.bank), unsigned(at.row))) continue;
-    uint32_t* words = w + e * wpe;
-    uint32_t stored[32];
-    unsigned wrong = faults_->store(unsigned(at.bank), unsigned(at.row), words, stored, secded_);
-    if (wrong == 0) continue;
-    if (secded_ && wrong == 1) {
-      ++fcount_.corrected;
-      continue;
-    }
-    ++fcount_.corrupting;
-    std::memcpy(words, stored, wpe * sizeof(uint32_t));
+void SmRegs::corrupt(uint32_t* words, EntryLoc at) {
+  if (!faults_->any(unsigned(at.bank), unsigned(at.row))) return;
+  uint32_t stored[32];
+  unsigned wrong = faults_->store(unsigned(at.bank), unsigned(at.row), words, stored, secded_);
+  if (wrong == 0) return;
+  if (secded_ && wrong == 1) {
+    ++fcount_.corrected;
+    return;
   }
+  ++fcount_.corrupting;
+  std::memcpy(words, stored, rf_.words_per_entry() * sizeof(uint32_t));
 }
 // ---- end RF faults ----
 

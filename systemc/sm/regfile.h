@@ -14,6 +14,9 @@
 // where each warp slot gets ceil(Function::regs_used() / groups) consecutive
 // rows (ptxas's count when known).
 // With 1024-bit entries this is exactly bank = (warp_id + reg_id) % banks.
+// Under GR-Guard some entries of a warp register are stored elsewhere (the
+// same entry of another warp register, or an L1D line); a Placement says
+// where, and reads and writes go there.
 //
 // What is not in the banks (our choices, the papers are silent):
 // - predicates live in a separate per-warp predicate file (the allocator
@@ -25,7 +28,6 @@
 //   faults (the hardware would not have them, or spill them).
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -62,16 +64,37 @@ class RegisterFile {
   std::vector<uint32_t> data_;
 };
 
-// ---- RF faults (reliability/): placement and corruption ----
-// bank < 0: stored outside the RF banks (no faults).
+// ---- RF faults (reliability/) ----
+// A physical entry's cells: (bank, row); bank < 0: not in the RF banks (no faults).
 struct EntryLoc { int32_t bank = -1, row = -1; };
-// Where entry `entry` (0..span-1) of the warp register (group, row) is
-// physically stored when it is written now. Default (no placement set): its
-// own bank group*span+entry, row `row`.
-using Placement = std::function<EntryLoc(unsigned group, unsigned row, unsigned entry)>;
 // Entry writes that met bad cells: corrected by SEC-DED, or stored wrong.
 struct RfFaultCounts { uint64_t corrected = 0, corrupting = 0; };
 // ---- end RF faults ----
+
+// ---- GR-Guard placement (sm/grguard.h) ----
+// Where the entries of warp register (group, row) are stored now: entry e in
+// `mask` is entry e of the RF's warp register (group, row) here, or, with
+// `spill`, words [e*wpe, (e+1)*wpe) of that L1D line (32 words, no RF cells).
+struct Moved { uint32_t mask = 0; int32_t group = -1, row = -1; uint32_t* spill = nullptr; };
+class Placement {
+ public:
+  virtual ~Placement() = default;
+  virtual Moved moved(unsigned group, unsigned row) const = 0;
+  // Entries of the RF's warp register (group, row) that hold another
+  // register's moved entries (bind() does not zero them).
+  virtual uint32_t held(unsigned group, unsigned row) const = 0;
+};
+// The operand collector's copy of one instruction's RF operands: while set,
+// a read of warp `ws`'s register pbase + phys[i] returns words[32 i ..], what
+// the SM copied when it read the banks (GR-Guard fills it, sm/grguard.h).
+struct Latch {
+  unsigned ws = 0;
+  uint32_t pbase = 0;
+  const uint16_t* phys = nullptr;  // sorted
+  unsigned n = 0;
+  const uint32_t* words = nullptr;
+};
+// ---- end GR-Guard placement ----
 
 // func::RegStorage over the RegisterFile: the executor's operand reads and
 // writebacks land in the physical entries picked by the mapping above.
@@ -81,20 +104,31 @@ class SmRegs final : public func::RegStorage {
 
   // ---- RF faults ----
   // Every written entry of a warp register gets the stuck-at bits of the
-  // cells it is stored in (its placement), at write time: the written lanes
-  // new, the others as stored. With `secded` a write that would land with
-  // exactly one wrong bit stores the intended value; two or more wrong bits
-  // are what later reads see. Reads stay plain reads; bind() (zeroing at
-  // warp launch) is not corrupted. nullptr = fault free (no extra work).
+  // cells it is stored in, at write time: the written lanes new, the others
+  // as stored. With `secded` a write that would land with exactly one wrong
+  // bit stores the intended value; two or more wrong bits are what later
+  // reads see. Reads stay plain reads; bind() (zeroing at warp launch) is
+  // not corrupted. nullptr = fault free (no extra work).
   void set_faults(const reliability::RfFaults* f, bool secded);
-  void set_placement(Placement p) { place_ = std::move(p); }
   const RfFaultCounts& fault_counts() const { return fcount_; }
   void reset_fault_counts() { fcount_ = RfFaultCounts{}; }
   // ---- end RF faults ----
 
+  // ---- GR-Guard ----
+  // With a placement, reads and writes of a warp register go to where its
+  // entries are stored (the RF entries of another warp register, or an L1D
+  // line), with the faults of those cells. nullptr: every entry at home.
+  void set_placement(const Placement* p) { place_ = p; }
+  void set_latch(const Latch* l) { latch_ = l; }
+  // Reads while a latch was set that it did not hold (served from storage).
+  uint64_t latch_misses() const { return latch_miss_; }
+  // ---- end GR-Guard ----
+
   // A warp slot becomes live: its func::Warp (for the frame stack), first
   // row, and the register count of the kernel (per thread). Zeroes its
-  // registers (functional mode's registers start at 0 too).
+  // registers (functional mode's registers start at 0 too) where they are
+  // stored, except RF entries that hold another register's moved entries:
+  // the hardware zeroes nothing, and those values are live.
   void bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned rows);
   void unbind(unsigned ws) { slots_[ws].warp = nullptr; }
   void set_kernel(const ptx::Function* k) { kernel_ = k; kmap_ = &map_of(k); }
@@ -127,14 +161,23 @@ class SmRegs final : public func::RegStorage {
   // Resolves slot to its function's map entry and the frame's physical base.
   const Map& locate(unsigned ws, unsigned slot, unsigned& base);
   uint64_t* overflow_at(unsigned ws, unsigned slot);
-  // RF faults: applies the stuck-at bits to the entries of warp register
-  // (group, row) whose lanes are in `mask`.
-  void corrupt(unsigned group, unsigned row, uint32_t mask);
+  // The 32 lanes of physical register p of warp ws as they are read now:
+  // the latch's copy, the RF words in place, or gathered into tmp.
+  const uint32_t* fetch(unsigned ws, unsigned p, uint32_t tmp[32]);
+  // Writes bits [shift, shift+32) of the lanes in `mask` into warp register
+  // (group, row), entry by entry where each is stored, with its cells' faults.
+  void store(unsigned group, unsigned row, uint32_t mask, const uint64_t in[], unsigned shift);
+  // Entry e of warp register (group, row): its words and its cells.
+  uint32_t* locate_entry(unsigned group, unsigned row, unsigned e, const Moved& mv, EntryLoc& at);
+  // RF faults: applies the stuck-at bits of the cells `at` to the entry's words.
+  void corrupt(uint32_t* words, EntryLoc at);
 
   RegisterFile& rf_;
   const reliability::RfFaults* faults_ = nullptr;
   bool secded_ = true;
-  Placement place_;
+  const Placement* place_ = nullptr;
+  const Latch* latch_ = nullptr;
+  uint64_t latch_miss_ = 0;
   RfFaultCounts fcount_;
   std::vector<Slot> slots_;
   const ptx::Function* kernel_ = nullptr;

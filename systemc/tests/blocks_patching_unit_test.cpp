@@ -12,6 +12,28 @@ using relgpu::testpaths::source_path;
 
 namespace {
 PatchingUnitParams small() { return PatchingUnitParams{8, 16, 4, 4}; }
+
+// Loads the Faulty map (WRG, faulty entries) and starts a kernel.
+void start(PatchingUnitModel& m, std::initializer_list<std::pair<uint32_t, uint32_t>> faulty) {
+  PatchingUnitIn fm;
+  fm.fm_we_i = true;
+  for (auto [w, f] : faulty) {
+    fm.fm_wrg_i = w;
+    fm.fm_data_i = f;
+    m.cycle(fm);
+  }
+  PatchingUnitIn ks;
+  ks.kernel_start_i = true;
+  m.cycle(ks);
+}
+
+// A write port 0 request for row `row`.
+PatchingUnitIn write_row(uint64_t row) {
+  PatchingUnitIn wr;
+  wr.wr_valid_i = 1;
+  wr.wr_row_i = row;
+  return wr;
+}
 }  // namespace
 
 TEST(PatchingUnitModel, ParamsFromConfigFiles) {
@@ -35,17 +57,8 @@ TEST(PatchingUnitModel, ParamsFromConfigFiles) {
 TEST(PatchingUnitModel, PatchLifeCycle) {
   auto p = small();
   PatchingUnitModel m(p);
-  PatchingUnitIn fm;
-  fm.fm_we_i = true;
-  fm.fm_wrg_i = 2;
-  fm.fm_data_i = 0b0100;
-  m.cycle(fm);
-  PatchingUnitIn ks;
-  ks.kernel_start_i = true;
-  m.cycle(ks);
-  PatchingUnitIn wr;
-  wr.wr_valid_i = 1;
-  wr.wr_row_i = 2;
+  start(m, {{2, 0b0100}});
+  const PatchingUnitIn wr = write_row(2);
   auto o = m.cycle(wr);
   EXPECT_EQ(o.wr_kind_o & 3, uint64_t(PatchingUnitModel::kSame));
   EXPECT_EQ(o.wr_mask_o & 0xF, 0b0100u);
@@ -65,4 +78,29 @@ TEST(PatchingUnitModel, PatchLifeCycle) {
   o = m.cycle(wr);  // same choice again
   EXPECT_EQ(o.wr_tgt_o & 0x1F, 0u);
   EXPECT_EQ(m.stats().release_death, 1u);
+}
+
+// A write to an occupied WRG: "whole" (the RTL) moves all its entries,
+// "occupied_entries" (the paper's wording, an ablation) only its faulty
+// ones and those that hold the other WRG's; reads redirect the same.
+TEST(PatchingUnitModel, OccupiedWriteMovesWholeOrEntries) {
+  for (bool entries : {false, true}) {
+    auto p = small();
+    p.occupied_entries = entries;
+    EXPECT_EQ(p.describe().find("occupied_entries") != std::string::npos, entries);
+    PatchingUnitModel m(p);
+    start(m, {{2, 0b0100}, {0, 0b0001}});  // the patch WRG 0 has a faulty entry of its own
+    m.cycle(write_row(2));                 // WRG 2's entry 2 -> WRG 0
+    ASSERT_TRUE(m.patch(0));
+    auto o = m.cycle(write_row(0));        // WRG 0's owner writes it
+    const uint64_t want = entries ? 0b0101 : 0b1111;
+    EXPECT_EQ(o.wr_mask_o & 0xF, want) << entries;
+    EXPECT_EQ(o.wr_tgt_o & 0x1F, 1u);
+    PatchingUnitIn rd;
+    rd.rd_valid_i = 1;
+    rd.rd_row_i = 0;
+    o = m.cycle(rd);
+    EXPECT_EQ(o.rd_mask_o & 0xF, want) << entries;
+    EXPECT_EQ(m.stats().whole_selections, 1u);
+  }
 }

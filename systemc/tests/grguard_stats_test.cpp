@@ -76,9 +76,11 @@ TEST(GrGuardStats, AccessMixAddsUpAndEnergyFalls) {
     // One map lookup per port presented: accepted or retried.
     EXPECT_EQ(d["energy"]["patching_unit"]["events"]["lookup"]["count"].get<uint64_t>(),
               sum(gr["accesses"]) + gr["selection_failures"].get<uint64_t>());
-    // Map updates: selections and warp-exit deaths (not RF reads, not lookups).
+    // Map updates: selections, warp-exit deaths and deferred deaths (not RF
+    // reads, not lookups).
     EXPECT_EQ(d["energy"]["patching_unit"]["events"]["update"]["count"].get<uint64_t>(),
-              gr["patch_selections"].get<uint64_t>() + gr["exit_deaths"].get<uint64_t>());
+              gr["patch_selections"].get<uint64_t>() + gr["exit_deaths"].get<uint64_t>() +
+                  gr["deferred_deaths"].get<uint64_t>());
     gpu::add_json(tg, d);
   }
   for (auto& d : base.launches) gpu::add_json(tb, d);
@@ -185,3 +187,30 @@ TEST(GrGuardStats, ReservedWayHoldsNoCacheLine) {
 }
 
 }  // namespace
+
+// The ablation switches act (issue 13 measures them): with the paper's
+// patch order the first candidates are dead registers of live warps, whose
+// next writes move them ("patch-occupied"); moving only the occupied and
+// faulty entries of such a WRG ("entries") moves fewer than all of them.
+TEST(GrGuardStats, PatchOrderAndOccupiedMoveSwitches) {
+  auto total = [](const Outcome& r) {
+    config::json t;
+    for (auto& d : r.launches) gpu::add_json(t, d);
+    return t["grguard"];
+  };
+  const std::string sms = "gpu.num_sms=1", rate = "rf.cell_failure_rate=0.012", on = "grguard.enable=true";
+  Outcome ours = run("nbody", {sms, rate, on});
+  Outcome whole = run("nbody", {sms, rate, on, "grguard.patch_order=paper"});
+  Outcome entries = run("nbody", {sms, rate, on, "grguard.patch_order=paper", "grguard.occupied_move=entries"});
+  for (auto* r : {&ours, &whole, &entries}) {
+    ASSERT_EQ(r->error, "");
+    EXPECT_TRUE(r->pass);
+  }
+  config::json o = total(ours), w = total(whole), e = total(entries);
+  EXPECT_GT(w["accesses"]["patch_occupied"].get<uint64_t>(), 10 * o["accesses"]["patch_occupied"].get<uint64_t>() + 100);
+  auto per_access = [](const config::json& g) {
+    return double(g["moved_entries"].get<uint64_t>()) /
+           double(g["accesses"]["normal_patch"].get<uint64_t>() + g["accesses"]["patch_occupied"].get<uint64_t>());
+  };
+  EXPECT_LT(per_access(e), per_access(w));
+}

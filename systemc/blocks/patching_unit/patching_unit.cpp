@@ -5,8 +5,10 @@
 namespace relgpu::blocks {
 
 std::string PatchingUnitParams::describe() const {
+  // occupied_entries only when set: the RTL, which has no such parameter, then differs.
   return "banks=" + std::to_string(banks) + " rows=" + std::to_string(rows) +
-         " group_banks=" + std::to_string(group_banks) + " l1_lines=" + std::to_string(l1_lines);
+         " group_banks=" + std::to_string(group_banks) + " l1_lines=" + std::to_string(l1_lines) +
+         (occupied_entries ? " occupied_entries=1" : "");
 }
 
 PatchingUnitParams PatchingUnitParams::from(const config::Config& cfg) {
@@ -37,6 +39,7 @@ PatchingUnitModel::PatchingUnitModel(const PatchingUnitParams& p) : p_(p) {
   p_.check();
   faulty_.assign(p_.num_wrg(), 0);  // RAM: not touched by reset()
   index_.assign(p_.num_wrg(), Index{});
+  owner_.assign(p_.num_wrg(), 0);
   reset();
 }
 
@@ -51,6 +54,13 @@ unsigned PatchingUnitModel::spill_count() const {
   unsigned n = 0;
   for (auto s : spill_) n += s;
   return n;
+}
+
+// As the RTL: from the Faulty map (which the fm port may rewrite), or all
+// entries for a write to an occupied WRG; or what that write moved.
+uint32_t PatchingUnitModel::moved(const Index& e, uint32_t w) const {
+  if (!e.whole) return faulty_[w];
+  return p_.occupied_entries ? e.mask : uint32_t(mask(p_.group_banks));
 }
 
 void PatchingUnitModel::release(const Index& e) {
@@ -94,7 +104,7 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
     const unsigned sg = unsigned(sel_port);
     const uint32_t sw = sg * p_.rows + field(in.wr_row_i, sg, RW);
     sel_whole = patch_[sw];
-    sel_need = sel_whole ? all : faulty_[sw];
+    sel_need = !sel_whole ? faulty_[sw] : p_.occupied_entries ? faulty_[sw] | index_[owner_[sw]].mask : all;
     // Same group first, then the next groups cyclically, lowest row first.
     for (unsigned i = 0; i < G && !found; ++i) {
       const unsigned grp = (sg + i) % G;
@@ -122,7 +132,7 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
     if (active && bit(in.rd_valid_i, g) && ivalid_[w]) {
       const unsigned k = kind_of(e, g);
       out.rd_kind_o |= uint64_t(k) << (2 * g);
-      out.rd_mask_o |= uint64_t(e.whole ? all : faulty_[w]) << (GB * g);
+      out.rd_mask_o |= uint64_t(moved(e, w)) << (GB * g);
       out.rd_tgt_o |= uint64_t(e.tgt) << (TW * g);
       ++st_.rd[k];
       if (e.whole && !patch_[w]) ++st_.redirect_after_release;
@@ -152,7 +162,7 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
     if (bit(wkeep, g)) {
       const unsigned k = kind_of(e, g);
       out.wr_kind_o |= uint64_t(k) << (2 * g);
-      out.wr_mask_o |= uint64_t(e.whole ? all : faulty_[w]) << (GB * g);
+      out.wr_mask_o |= uint64_t(moved(e, w)) << (GB * g);
       out.wr_tgt_o |= uint64_t(e.tgt) << (TW * g);
       later(dead_[w], 0);
       ++st_.wr_keep;
@@ -201,7 +211,10 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
     return out;
   }
   for (auto& [bitp, v] : pend_) *bitp = v;
-  if (taken) index_[sel_wrg] = Index{sel_spill, sel_whole, sel_tgt};
+  if (taken) {
+    index_[sel_wrg] = Index{sel_spill, sel_whole, sel_tgt, sel_need};
+    if (!sel_spill) owner_[pick] = sel_wrg;
+  }
   return out;
 }
 

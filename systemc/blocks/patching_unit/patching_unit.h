@@ -34,6 +34,10 @@ inline const K kL1Lines{"blocks.patching_unit.l1_lines", 32, "lines",
 
 struct PatchingUnitParams {
   unsigned banks = 32, rows = 256, group_banks = 8, l1_lines = 32;
+  // A write to an occupied WRG moves its faulty entries and those that
+  // hold the other WRG's (the paper's "occupied entries"), not all of them.
+  // C++ model only (an ablation): the RTL moves the whole WRG.
+  bool occupied_entries = false;
   static PatchingUnitParams from(const config::Config& cfg);
   // Every field as "key=value ...", keys as in configs/blocks/<block>.json;
   // two Params are equal iff their describe() strings are (the --rtl check).
@@ -81,8 +85,9 @@ class PatchingUnitModel {
   enum Kind : unsigned { kNormal = 0, kSame = 1, kCross = 2, kSpill = 3 };
   // One Index map entry (its valid bit is index_valid()).
   struct Index {
-    bool spill = false, whole = false;
-    uint32_t tgt = 0;  // patch WRG id, or spill line
+    bool spill = false, whole = false;  // whole: selected for a write to an occupied WRG
+    uint32_t tgt = 0;                   // patch WRG id, or spill line
+    uint32_t mask = 0;                  // the entries a whole selection moved
   };
   // Event counts since construction (reset() keeps them), for stats and
   // functional coverage.
@@ -121,12 +126,14 @@ class PatchingUnitModel {
   // every decision of a cycle reads the state before the edge (as the RTL).
   void later(uint8_t& bit, uint8_t v) { pend_.push_back({&bit, v}); }
   void release(const Index& e);
+  uint32_t moved(const Index& e, uint32_t w) const;  // the entries index e of WRG w redirects
 
   PatchingUnitParams p_;
   std::vector<uint8_t> dead_, patch_, spill_, ivalid_;
   std::vector<std::pair<uint8_t*, uint8_t>> pend_;
   std::vector<uint32_t> faulty_;  // GroupBanks bits per WRG
   std::vector<Index> index_;
+  std::vector<uint32_t> owner_;  // per patch WRG: the WRG it patches (valid while its Patch bit is set)
   Stats st_;
 };
 
