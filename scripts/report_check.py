@@ -75,7 +75,7 @@ def main():
 
         db = sqlite3.connect(store)
         done = dict(db.execute("SELECT campaign, count(*) FROM runs WHERE status = 'done' GROUP BY campaign"))
-        check(done == {"grguard": 10, "loscache": 6}, f"runs done per campaign: {done}")
+        check(done == {"grguard": 12, "loscache": 6}, f"runs done per campaign: {done}")
         out = os.path.join(tmp, "out")
         for mech in ("grguard", "loscache"):
             r = report([mech, "--store", store, "--out", out])
