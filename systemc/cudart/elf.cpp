@@ -20,13 +20,15 @@ ElfInfo read_elf(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(path + ": cannot open");
   std::vector<char> buf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return parse_elf(buf.data(), buf.size(), path);
+}
+
+ElfInfo parse_elf(const char* b, size_t size, const std::string& path) {
   ElfInfo info;
-  if (buf.size() < sizeof(Elf64_Ehdr) || std::memcmp(buf.data(), ELFMAG, SELFMAG) != 0) return info;
-  if (buf[EI_CLASS] != ELFCLASS64 || buf[EI_DATA] != ELFDATA2LSB)
+  if (size < sizeof(Elf64_Ehdr) || std::memcmp(b, ELFMAG, SELFMAG) != 0) return info;
+  if (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
     throw InputError(path + ": only 64-bit little-endian ELF programs are supported");
   info.is_elf = true;
-  const char* b = buf.data();
-  const size_t size = buf.size();
   Elf64_Ehdr eh;
   std::memcpy(&eh, b, sizeof eh);
   auto bad = [&] { return InputError(path + ": malformed ELF file"); };
