@@ -32,7 +32,8 @@ ElfInfo parse_elf(const char* b, size_t size, const std::string& path) {
   Elf64_Ehdr eh;
   std::memcpy(&eh, b, sizeof eh);
   auto bad = [&] { return InputError(path + ": malformed ELF file"); };
-  if (eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr)) return info;  // no section table: nothing to learn
+  // No section table (or more than 0xff00 sections, counted elsewhere): nothing to learn.
+  if (eh.e_shoff == 0 || eh.e_shnum == 0 || eh.e_shentsize != sizeof(Elf64_Shdr)) return info;
   if (eh.e_shoff > size || uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > size - eh.e_shoff) throw bad();
   std::vector<Elf64_Shdr> sh(eh.e_shnum);
   std::memcpy(sh.data(), b + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));

@@ -117,8 +117,8 @@ TEST(Cli, ConfigFileErrorsNameFileAndKey) {
   EXPECT_NE(o.text.find(range + ": config key 'gpu.num_sms' = 5000 is out of range [1, 1024]"), std::string::npos)
       << o.text;
 
-  // Found by fuzz/config_fuzz (docs/hardening.md): these crashed relgpu or
-  // ended in an internal error (exit 4).
+  // Found while fuzzing the config loader (docs/hardening.md): these
+  // crashed relgpu or ended in an internal error (exit 4).
   std::string deep = tmpfile_with("deep.json", "{\"x\": " + std::string(200000, '[') + std::string(200000, ']') + "}");
   o = relgpu("run bfs --size small --config " + deep);
   EXPECT_EQ(o.rc, 2);

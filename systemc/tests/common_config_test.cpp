@@ -1,6 +1,6 @@
 // The config loader on input it must refuse with a message, not a crash or
-// undefined behaviour: each case was found by fuzz/config_fuzz (its input is
-// in fuzz/corpus/config/crash-*; docs/hardening.md).
+// undefined behaviour: each case was found while fuzzing the config loader
+// (fuzz/config_fuzz; the inputs are fuzz/corpus/config/crash-*, docs/hardening.md).
 #include <gtest/gtest.h>
 
 #include <string>
