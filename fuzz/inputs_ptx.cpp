@@ -1,11 +1,12 @@
 // Arbitrary text as a PTX module: what `relgpu ptx-info` does (parse,
 // analyses, the info text, validation) and, when that passes,
-// Device::load_module as `relgpu run`/`exec` load a module (module
-// variables allocated and initialised).
+// Device::load_module as `relgpu exec` loads a program's module (module
+// variables allocated and initialised, within cudart.global_mem_bytes).
 #include <string>
 
 #include "common/config.h"
 #include "common/error.h"
+#include "cudart/keys.h"
 #include "func/exec.h"
 #include "inputs.h"
 #include "ptx/analysis.h"
@@ -29,6 +30,7 @@ void ptx_input(const uint8_t* data, size_t size) {
   }
   try {
     runtime::Device dev(cfg);
+    dev.set_memory_capacity(uint64_t(cfg.get(cudart::kGlobalMemBytes)), cudart::kGlobalMemBytes.name);
     (void)dev.load_module(text, "fuzz.ptx");
   } catch (const InputError&) {
   }
