@@ -141,10 +141,10 @@ TEST(RuntimeDevice, MemoryApiBoundsErrors) {
   EXPECT_THROW(dev.free(p), InputError);
 }
 
-// Found while fuzzing (a hand-made input run through fuzz/ptx_fuzz,
-// fuzz/corpus/ptx/oom-*, docs/hardening.md): a
-// module declaring `.global .b8 big[3000000000]` made relgpu exec allocate
-// and zero 3 GB of host memory, past the device memory it simulates.
+// Found while fuzzing (a hand-made input run through fuzz/ptx_fuzz;
+// fuzz/corpus/ptx/oom-*, docs/hardening.md): a module declaring
+// `.global .b8 big[3000000000]` made relgpu exec allocate and zero 3 GB of
+// host memory, past the device memory it simulates.
 TEST(RuntimeDevice, ModuleVariablesMustFitTheDeviceMemory) {
   config::Config cfg;
   Device dev(cfg);
