@@ -73,6 +73,10 @@ static std::string range_text(const KeyInfo& k) {
   return s.str();
 }
 
+// A value as messages show it. --set text need not be UTF-8, which dump()
+// refuses by default: show such bytes as U+FFFD instead.
+static std::string show(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 void Config::set_value(const std::string& key, const json& v, const std::string& origin) {
   auto it = registry().find(key);
   if (it == registry().end()) {
@@ -85,7 +89,12 @@ void Config::set_value(const std::string& key, const json& v, const std::string&
   const KeyInfo& k = it->second;
   auto bad_type = [&] {
     return InputError(origin + ": config key '" + key + "' must be of type " + kind_name(k.kind) +
-                      ", got " + v.dump());
+                      ", got " + show(v));
+  };
+  auto out_of_range = [&] {
+    bool bounded = std::isfinite(k.min) || std::isfinite(k.max);
+    return InputError(origin + ": config key '" + key + "' = " + show(v) + " is out of range " +
+                      (bounded ? range_text(k) : "of a 64-bit integer"));
   };
   json stored;
   switch (k.kind) {
@@ -94,9 +103,17 @@ void Config::set_value(const std::string& key, const json& v, const std::string&
       stored = v;
       break;
     case Kind::integer: {
-      if (v.is_number_integer()) stored = v.get<int64_t>();
-      else if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) stored = int64_t(v.get<double>());
-      else throw bad_type();
+      // Only what an int64_t holds: converting more wraps (unsigned) or is undefined (float).
+      if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)) throw out_of_range();
+      if (v.is_number_integer()) {
+        stored = v.get<int64_t>();
+      } else if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) {
+        double d = v.get<double>();
+        if (!(d >= -0x1p63 && d < 0x1p63)) throw out_of_range();
+        stored = int64_t(d);
+      } else {
+        throw bad_type();
+      }
       break;
     }
     case Kind::real:
@@ -111,14 +128,49 @@ void Config::set_value(const std::string& key, const json& v, const std::string&
   if (k.kind == Kind::integer || k.kind == Kind::real) {
     double d = stored.get<double>();
     if (!(d >= k.min && d <= k.max))
-      throw InputError(origin + ": config key '" + key + "' = " + v.dump() + " is out of range " + range_text(k));
+      throw InputError(origin + ": config key '" + key + "' = " + show(v) + " is out of range " + range_text(k));
   }
   if (k.kind == Kind::string && !k.choices.empty()) {
     bool ok = false;
     for (auto& c : k.choices) ok |= (c == stored.get<std::string>());
-    if (!ok) throw InputError(origin + ": config key '" + key + "' = " + v.dump() + " must be " + range_text(k));
+    if (!ok) throw InputError(origin + ": config key '" + key + "' = " + show(v) + " must be " + range_text(k));
   }
   values_[key] = stored;
+}
+
+// nlohmann::json copies and prints values recursively, as flatten() walks
+// them, so a value nested thousands of levels deep would overflow the stack.
+// Configs nest a few levels; deeper input is refused before it is parsed.
+constexpr int kMaxDepth = 32;
+
+// The offset of the first '{' or '[' nested deeper than kMaxDepth, or npos.
+static size_t too_deep(const std::string& t) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    char c = t[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxDepth) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+// 1-based line and column of byte offset `off` of `text`.
+static std::pair<size_t, size_t> line_col(const std::string& text, size_t off) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < off && i < text.size(); ++i) {
+    if (text[i] == '\n') ++line, col = 1;
+    else ++col;
+  }
+  return {line, col};
 }
 
 static void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, json>>& out) {
@@ -132,19 +184,25 @@ static void flatten(const json& j, const std::string& prefix, std::vector<std::p
 }
 
 void Config::load_json_text(const std::string& text, const std::string& origin) {
+  if (size_t off = too_deep(text); off != std::string::npos) {
+    auto [line, col] = line_col(text, off);
+    throw InputError(at(origin, line, col, "objects and arrays nested deeper than " + std::to_string(kMaxDepth) +
+                                               " levels; a config needs a few"));
+  }
   json j;
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    // Turn the byte offset into line:col.
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
-    }
+    // e.byte is 1-based: the offset of the byte after the error.
+    auto [line, col] = line_col(text, e.byte ? e.byte - 1 : 0);
     std::string what = e.what();
     auto p = what.find("syntax error");
     throw InputError(at(origin, line, col, "malformed JSON: " + (p == std::string::npos ? what : what.substr(p))));
+  } catch (const json::exception& e) {
+    // A number too large for a double (1e999): nlohmann gives no position.
+    std::string what = e.what();
+    auto p = what.find("] ");
+    throw InputError(origin + ": malformed JSON: " + (p == std::string::npos ? what : what.substr(p + 2)));
   }
   if (!j.is_object()) throw InputError(origin + ": a config file must hold a JSON object");
   std::vector<std::pair<std::string, json>> flat;
@@ -169,7 +227,16 @@ void Config::set(const std::string& a) {
   auto it = registry().find(key);
   json v;
   if (it != registry().end() && it->second.kind == Kind::string) {
+    // A config file cannot hold other text (the JSON parser refuses it), and
+    // the stats write the value back as JSON.
+    try {
+      (void)json(text).dump();
+    } catch (const json::type_error&) {
+      throw InputError("--set " + key + ": the value is not UTF-8 text");
+    }
     v = text;
+  } else if (too_deep(text) != std::string::npos) {
+    throw InputError("--set " + key + ": the value nests deeper than " + std::to_string(kMaxDepth) + " levels");
   } else {
     try {
       v = json::parse(text);

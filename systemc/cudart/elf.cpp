@@ -20,17 +20,20 @@ ElfInfo read_elf(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(path + ": cannot open");
   std::vector<char> buf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return parse_elf(buf.data(), buf.size(), path);
+}
+
+ElfInfo parse_elf(const char* b, size_t size, const std::string& path) {
   ElfInfo info;
-  if (buf.size() < sizeof(Elf64_Ehdr) || std::memcmp(buf.data(), ELFMAG, SELFMAG) != 0) return info;
-  if (buf[EI_CLASS] != ELFCLASS64 || buf[EI_DATA] != ELFDATA2LSB)
+  if (size < sizeof(Elf64_Ehdr) || std::memcmp(b, ELFMAG, SELFMAG) != 0) return info;
+  if (b[EI_CLASS] != ELFCLASS64 || b[EI_DATA] != ELFDATA2LSB)
     throw InputError(path + ": only 64-bit little-endian ELF programs are supported");
   info.is_elf = true;
-  const char* b = buf.data();
-  const size_t size = buf.size();
   Elf64_Ehdr eh;
   std::memcpy(&eh, b, sizeof eh);
   auto bad = [&] { return InputError(path + ": malformed ELF file"); };
-  if (eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr)) return info;  // no section table: nothing to learn
+  // No section table (or more than 0xff00 sections, counted elsewhere): nothing to learn.
+  if (eh.e_shoff == 0 || eh.e_shnum == 0 || eh.e_shentsize != sizeof(Elf64_Shdr)) return info;
   if (eh.e_shoff > size || uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > size - eh.e_shoff) throw bad();
   std::vector<Elf64_Shdr> sh(eh.e_shnum);
   std::memcpy(sh.data(), b + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));

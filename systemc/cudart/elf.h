@@ -24,5 +24,7 @@ struct ElfInfo {
 // Reads `path` (an ELF64 little-endian file). Throws InputError naming
 // the path if it cannot be read; a non-ELF file gives is_elf = false.
 ElfInfo read_elf(const std::string& path);
+// The same for a file's bytes already in memory; `path` is for messages.
+ElfInfo parse_elf(const char* data, size_t size, const std::string& path);
 
 }  // namespace relgpu::cudart

@@ -3,7 +3,10 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <sstream>
 
 #include "common/error.h"
@@ -26,25 +29,47 @@ std::string arch_name(const FatbinEntry& e) {
   return (e.kind == uint16_t(EntryKind::ptx) ? "compute_" : "sm_") + std::to_string(e.arch);
 }
 
+// The output grows with what the frame really holds, so a header that
+// declares a huge size costs nothing until the data backs it.
+std::string zstd_decompress(const uint8_t* p, uint64_t n, uint64_t usize, const std::string& where) {
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!d) throw std::bad_alloc();
+  ZSTD_inBuffer in{p, size_t(n), 0};
+  std::string out;
+  for (;;) {
+    size_t have = out.size(), in_before = in.pos;
+    out.resize(std::min<uint64_t>(usize, std::max<uint64_t>(2 * have, 1 << 16)));
+    ZSTD_outBuffer o{out.data(), out.size(), have};
+    size_t r = ZSTD_decompressStream(d.get(), &o, &in);
+    out.resize(o.pos);
+    if (ZSTD_isError(r)) throw InputError(where + "ZSTD decompression failed: " + ZSTD_getErrorName(r));
+    if (r == 0) return out;  // the frame is complete
+    if (o.pos == have && in.pos == in_before)  // no progress: out of room or out of input
+      throw InputError(where + (o.pos == o.size ? "ZSTD data is longer than the declared " + std::to_string(usize) +
+                                                      " bytes"
+                                                : std::string("ZSTD data is truncated")));
+  }
+}
+
 std::string decompress(const FatbinEntry& e, const uint8_t* p, uint64_t stored, uint64_t csize, uint64_t usize,
                        const std::string& what) {
   std::string out;
+  const std::string where = what + ": " + arch_name(e) + " PTX: ";
   if (!(e.flags & (kFlagLz4 | kFlagZstd))) {
     out.assign(reinterpret_cast<const char*>(p), stored);
   } else {
-    if (usize == 0 || usize > kMaxPtxBytes)
-      throw InputError(what + ": " + arch_name(e) + " PTX: implausible uncompressed size " + std::to_string(usize));
     uint64_t n = csize && csize <= stored ? csize : stored;
-    out.resize(usize);
-    if (e.flags & kFlagZstd) {
-      size_t r = ZSTD_decompress(out.data(), out.size(), p, n);
-      if (ZSTD_isError(r))
-        throw InputError(what + ": " + arch_name(e) + " PTX: ZSTD decompression failed: " + ZSTD_getErrorName(r));
-      out.resize(r);
+    // LZ4 expands a byte into at most 255: a larger declared size is corrupt.
+    bool lz4 = !(e.flags & kFlagZstd);
+    if (usize == 0 || usize > kMaxPtxBytes || (lz4 && usize / 255 > n + 16))
+      throw InputError(where + "implausible uncompressed size " + std::to_string(usize) + " for " +
+                       std::to_string(n) + " compressed bytes");
+    if (!lz4) {
+      out = zstd_decompress(p, n, usize, where);
     } else {
+      out.resize(usize);
       int r = LZ4_decompress_safe(reinterpret_cast<const char*>(p), out.data(), int(n), int(out.size()));
-      if (r < 0)
-        throw InputError(what + ": " + arch_name(e) + " PTX: LZ4 decompression failed (corrupt payload)");
+      if (r < 0) throw InputError(where + "LZ4 decompression failed (corrupt payload)");
       out.resize(size_t(r));
     }
   }

@@ -109,6 +109,7 @@ runtime::Device& Runtime::device() {
   if (init_error_code_) throw CudaError(init_error_code_, init_error_);
   if (!dev_) {
     dev_ = std::make_unique<runtime::Device>(cfg_);
+    dev_->set_memory_capacity(global_mem_bytes(), kGlobalMemBytes.name);
     gpu::use_configured_engine(*dev_, cfg_);
     ++generation_;
   }

@@ -32,7 +32,8 @@ uint64_t GlobalMemory::alloc(uint64_t bytes, Allocation::Kind kind, std::string 
   a.size = bytes;
   a.kind = kind;
   a.label = kind == Allocation::Kind::heap ? "cudaMalloc #" + std::to_string(++heap_count_) : std::move(label);
-  a.bytes.assign(bytes, 0);
+  a.bytes.reset(static_cast<uint8_t*>(std::calloc(bytes ? bytes : 1, 1)));
+  if (!a.bytes) throw InputError("device allocation of " + std::to_string(bytes) + " bytes: the host has no memory for it");
   // 256-B aligned like cudaMalloc, with at least one guard gap before the next.
   next_ = (base + bytes + kGuardBytes + 255) & ~uint64_t(255);
   live_bytes_ += bytes;
@@ -66,7 +67,7 @@ uint8_t* GlobalMemory::translate_slow(uint64_t addr, uint64_t n) {
   Allocation& a = it->second;
   if (addr - a.base >= a.size || n > a.size - (addr - a.base)) return nullptr;
   last_ = &a;
-  return a.bytes.data() + (addr - a.base);
+  return a.bytes.get() + (addr - a.base);
 }
 
 std::string GlobalMemory::describe(uint64_t addr, uint64_t n) const {
@@ -105,17 +106,17 @@ Allocation* GlobalMemory::checked(uint64_t p, uint64_t n, const char* what) {
 
 void GlobalMemory::write(uint64_t dst, const void* src, uint64_t n, const char* what) {
   Allocation* a = checked(dst, n, what);
-  if (n) std::memcpy(a->bytes.data() + (dst - a->base), src, n);
+  if (n) std::memcpy(a->bytes.get() + (dst - a->base), src, n);
 }
 
 void GlobalMemory::read(void* dst, uint64_t src, uint64_t n, const char* what) {
   Allocation* a = checked(src, n, what);
-  if (n) std::memcpy(dst, a->bytes.data() + (src - a->base), n);
+  if (n) std::memcpy(dst, a->bytes.get() + (src - a->base), n);
 }
 
 void GlobalMemory::fill(uint64_t dst, int value, uint64_t n, const char* what) {
   Allocation* a = checked(dst, n, what);
-  if (n) std::memset(a->bytes.data() + (dst - a->base), value, n);
+  if (n) std::memset(a->bytes.get() + (dst - a->base), value, n);
 }
 
 void GlobalMemory::set_module_symbols(const ptx::Module* m, std::vector<uint64_t> addrs) {

@@ -22,7 +22,9 @@
 //             kParamWindow + param address.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,7 +53,9 @@ struct Allocation {
   uint64_t base = 0, size = 0;
   enum class Kind : uint8_t { heap, global_var, const_var } kind = Kind::heap;
   std::string label;                   // "cudaMalloc #3" or the variable name
-  std::vector<uint8_t> bytes;
+  // calloc'd: pages the program never touches take no host memory, so a
+  // large allocation costs what is used of it.
+  std::unique_ptr<uint8_t, void (*)(void*)> bytes{nullptr, std::free};
 };
 
 class GlobalMemory {
@@ -68,7 +72,7 @@ class GlobalMemory {
   // nullptr. Caches the last allocation hit (the common case in a loop).
   uint8_t* translate(uint64_t addr, uint64_t n) {
     if (last_ && addr >= last_->base && addr - last_->base + n <= last_->size && n <= last_->size)
-      return last_->bytes.data() + (addr - last_->base);
+      return last_->bytes.get() + (addr - last_->base);
     return translate_slow(addr, n);
   }
   // The allocation of the last successful translate().

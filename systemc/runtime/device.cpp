@@ -32,10 +32,28 @@ const ptx::Module& Device::load_module(const std::string& ptx_text, const std::s
   ptx::validate(*m, func::implemented);
   // Module-scope .global and .const variables get their own allocation;
   // module-scope .shared lives in each CTA's shared area (no address here).
+  auto has_storage = [](const ptx::Symbol& g) {
+    return g.space == ptx::Space::global || g.space == ptx::Space::const_;
+  };
+  if (!capacity_key_.empty()) {
+    const uint64_t used = mem_->bytes_allocated(), left = used < capacity_ ? capacity_ - used : 0;
+    uint64_t need = 0;
+    const ptx::Symbol* largest = nullptr;
+    for (const ptx::Symbol& g : m->globals) {
+      if (!has_storage(g)) continue;
+      need = g.size > UINT64_MAX - need ? UINT64_MAX : need + g.size;
+      if (!largest || g.size > largest->size) largest = &g;
+    }
+    if (need > left)
+      throw InputError(file + ": its .global and .const variables need " + std::to_string(need) + " bytes ('" +
+                       largest->name + "' " + std::to_string(largest->size) + "), more than the " +
+                       std::to_string(left) + " bytes of device memory left (" + capacity_key_ + "=" +
+                       std::to_string(capacity_) + ")");
+  }
   std::vector<DevPtr> addrs(m->globals.size(), 0);
   for (size_t i = 0; i < m->globals.size(); ++i) {
     const ptx::Symbol& g = m->globals[i];
-    if (g.space != ptx::Space::global && g.space != ptx::Space::const_) continue;
+    if (!has_storage(g)) continue;
     auto kind = g.space == ptx::Space::const_ ? Allocation::Kind::const_var : Allocation::Kind::global_var;
     addrs[i] = mem_->alloc(g.size, kind, g.name);
     if (!g.init.empty())
@@ -56,6 +74,11 @@ const ptx::Module& Device::load_module(const std::string& ptx_text, const std::s
   module_symbols_.push_back(std::move(addrs));
   modules_.push_back(std::move(m));
   return *modules_.back();
+}
+
+void Device::set_memory_capacity(uint64_t bytes, std::string key) {
+  capacity_ = bytes;
+  capacity_key_ = std::move(key);
 }
 
 const ptx::Function& Device::kernel(const ptx::Module& mod, const std::string& name) const {

@@ -94,6 +94,10 @@ class Device {
   // it does not name, occupancy uses our allocator's count.
   const ptx::Module& load_module(const std::string& ptx_text, const std::string& file,
                                  const ptx::PtxasInfo* ptxas = nullptr);
+  // The device memory in bytes and the config key that sets it: a module
+  // whose variables do not fit what is left is refused (the caller checks
+  // its own allocations against it). Without it only GlobalMemory's limit.
+  void set_memory_capacity(uint64_t bytes, std::string key);
   const ptx::Function& kernel(const ptx::Module& mod, const std::string& name) const;
 
   DevPtr malloc(size_t bytes);       // 256-byte aligned, like cudaMalloc
@@ -132,6 +136,8 @@ class Device {
   std::vector<std::unique_ptr<ptx::Module>> modules_;
   std::vector<std::vector<DevPtr>> module_symbols_;  // per module: address of each global
   std::vector<LaunchRecord> launches_;
+  uint64_t capacity_ = UINT64_MAX;
+  std::string capacity_key_;
 };
 
 }  // namespace relgpu::runtime

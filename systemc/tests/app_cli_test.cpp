@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -52,6 +54,7 @@ TEST(Cli, MalformedPtxGivesFileLineCol) {
   Out o = relgpu("ptx-info " + f);
   EXPECT_EQ(o.rc, 2);
   EXPECT_NE(o.text.find(f + ":7:"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("expected ';' after 'mov.u32' instruction"), std::string::npos) << o.text;
 }
 
 TEST(Cli, UnknownOpcodeNamedAtItsLine) {
@@ -85,6 +88,8 @@ TEST(Cli, BadInputExitsTwoWithMessage) {
       {"run bfs --set no.such.key=1", "unknown config key 'no.such.key'"},
       {"run bfs --set func.max_warp_insn=0", "out of range"},
       {"ptx-info /nonexistent.ptx", "/nonexistent.ptx: cannot open"},
+      {"exec -- /nonexistent-program", "exec: /nonexistent-program: No such file or directory"},
+      {"exec --config /nonexistent.json -- /bin/true", "/nonexistent.json: cannot open config file"},
       {"frob", "unknown command 'frob'"},
   };
   for (auto& c : cases) {
@@ -104,12 +109,45 @@ TEST(Cli, ConfigFileErrorsNameFileAndKey) {
   std::string syntax = tmpfile_with("syntax.json", "{\n  \"func.max_warp_insn\": 5,\n}\n");
   o = relgpu("run bfs --size small --config " + syntax);
   EXPECT_EQ(o.rc, 2);
-  EXPECT_NE(o.text.find(syntax + ":3:"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find(syntax + ":3:1: malformed JSON: syntax error"), std::string::npos) << o.text;
+
+  std::string range = tmpfile_with("range.json", "{\"gpu\": {\"num_sms\": 5000}}");
+  o = relgpu("run bfs --size small --config " + range);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(range + ": config key 'gpu.num_sms' = 5000 is out of range [1, 1024]"), std::string::npos)
+      << o.text;
+
+  // Found while fuzzing the config loader (docs/hardening.md): these
+  // crashed relgpu or ended in an internal error (exit 4).
+  std::string deep = tmpfile_with("deep.json", "{\"x\": " + std::string(200000, '[') + std::string(200000, ']') + "}");
+  o = relgpu("run bfs --size small --config " + deep);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(deep + ":1:38: objects and arrays nested deeper than 32 levels"), std::string::npos) << o.text;
+  std::string huge = tmpfile_with("huge.json", "{\"gpu.sm_clock_mhz\": 1e999}");
+  o = relgpu("exec --config " + huge + " -- /bin/true");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(huge + ": malformed JSON: number overflow parsing '1e999'"), std::string::npos) << o.text;
+  o = relgpu("run bfs --size small --set 'sim.trace_rtl=/tmp/caf\xe9.fst'");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find("--set sim.trace_rtl: the value is not UTF-8 text"), std::string::npos) << o.text;
 
   std::string type = tmpfile_with("type.json", "{\"func.max_warp_insn\": \"many\"}");
   o = relgpu("run bfs --size small --config " + type);
   EXPECT_EQ(o.rc, 2);
   EXPECT_NE(o.text.find("must be of type int"), std::string::npos) << o.text;
+}
+
+// The README's "program linked with the static runtime" row without nvcc:
+// an ELF file with device code that does not need libcudart.so.
+TEST(Cli, ExecRefusesDeviceCodeWithoutTheSharedRuntime) {
+  std::string prog = ::testing::TempDir() + "static_app";
+  std::filesystem::copy_file(relgpu::testpaths::source_path("systemc/tests/data/cudart/sample.o"), prog,
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::permissions(prog, std::filesystem::perms::owner_all);
+  Out o = relgpu("exec -- " + prog);
+  EXPECT_EQ(o.rc, 2) << o.text;
+  EXPECT_NE(o.text.find(prog + " is linked with the static CUDA runtime"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("-cudart shared"), std::string::npos) << o.text;
 }
 
 TEST(Cli, RunawayKernelIsAKernelError) {

@@ -2,8 +2,11 @@
 // made by nvcc 13 (systemc/tests/data/cudart, see sample.cu there) in each
 // compression mode, synthetic ones compressed here, and malformed input.
 #include <gtest/gtest.h>
+#include <elf.h>
 #include <lz4.h>
 #include <zstd.h>
+
+#include <sys/resource.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -177,6 +180,47 @@ TEST(CudartFatbin, MalformedInputIsAnErrorNotACrash) {
   EXPECT_THROW(parse(big), InputError);
 }
 
+// Found by fuzz/fatbin_fuzz (fuzz/corpus/fatbin/oom-*, docs/hardening.md):
+// 493 bytes declaring 400 MB of PTX made the reader allocate and zero that
+// much before decompressing. LZ4 expands at most 255 times; ZSTD output now
+// grows with what the frame holds.
+TEST(CudartFatbin, DeclaredSizesTheDataDoesNotBackCostNoMemory) {
+  auto declare = [](std::vector<uint8_t> fb, uint64_t usize) {
+    std::memcpy(fb.data() + 16 + 56, &usize, 8);
+    return fb;
+  };
+  auto error = [](const std::vector<uint8_t>& fb) {
+    try {
+      parse(fb);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  // First, while the peak RSS is still the test's own.
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  Fatbin fb = parse(declare(make_fatbin(kPtx, "zstd"), 1u << 28));
+  getrusage(RUSAGE_SELF, &after);
+  ASSERT_NE(fb.pick_ptx(), nullptr);
+  EXPECT_EQ(fb.pick_ptx()->ptx, kPtx);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB more at peak for a 256 MiB declaration";
+
+  auto lz4 = make_fatbin(kPtx, "lz4");
+  uint32_t csize;
+  std::memcpy(&csize, lz4.data() + 16 + 16, 4);
+  EXPECT_EQ(error(declare(lz4, 1u << 28)), "test: compute_75 PTX: implausible uncompressed size 268435456 for " +
+                                                std::to_string(csize) + " compressed bytes");
+
+  EXPECT_EQ(error(declare(make_fatbin(kPtx, "zstd"), 10)), "test: compute_75 PTX: ZSTD data is longer than the "
+                                                           "declared 10 bytes");
+  auto cut = make_fatbin(kPtx, "zstd");
+  std::memcpy(&csize, cut.data() + 16 + 16, 4);
+  csize -= 8;
+  std::memcpy(cut.data() + 16 + 16, &csize, 4);
+  EXPECT_EQ(error(cut), "test: compute_75 PTX: ZSTD data is truncated");
+}
+
 TEST(CudartElf, ReadsNeededLibrariesAndFatbinSections) {
   // This test executable: an ELF with no CUDA in it.
   ElfInfo self = read_elf("/proc/self/exe");
@@ -190,6 +234,35 @@ TEST(CudartElf, ReadsNeededLibrariesAndFatbinSections) {
   // A text file is not an ELF file.
   EXPECT_FALSE(read_elf(data_path("sample.cu")).is_elf);
   EXPECT_THROW(read_elf(data_path("no-such-file")), InputError);
+}
+
+// Headers with no section table, found by fuzz/fatbin_fuzz
+// (fuzz/corpus/fatbin/crash-*, docs/hardening.md): e_shnum = 0 copied zero
+// headers from a null pointer, undefined behaviour that scripts/test
+// --sanitize reports.
+TEST(CudartElf, HeaderWithoutSectionsHasNothingToReport) {
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_shentsize = sizeof(Elf64_Shdr);
+  eh.e_shoff = sizeof eh;
+  eh.e_shnum = 0;
+  std::vector<char> file(sizeof eh + 64, 0);
+  std::memcpy(file.data(), &eh, sizeof eh);
+  ElfInfo info = parse_elf(file.data(), file.size(), "app");
+  EXPECT_TRUE(info.is_elf);
+  EXPECT_FALSE(info.has_fatbin);
+  EXPECT_TRUE(info.needed.empty());
+  // A section table past the end of the file is malformed.
+  eh.e_shnum = 3;
+  std::memcpy(file.data(), &eh, sizeof eh);
+  try {
+    parse_elf(file.data(), file.size(), "app");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "app: malformed ELF file");
+  }
 }
 
 #ifdef RELGPU_CUDART_LIB

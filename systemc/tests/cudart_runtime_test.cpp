@@ -85,6 +85,20 @@ TEST(CudartRuntime, RegisterLaunchAndCopyBack) {
   r.rt.free(d);
 }
 
+// The README's "program without PTX" row without nvcc: registering a
+// fatbinary with only SASS stops the program, exit status 2, naming the flag.
+TEST(CudartRuntime, FatbinaryWithoutPtxStopsTheProgramWithExitTwo) {
+  std::vector<uint64_t> sass = read_words("sample.sass.fatbin");
+  Wrapper w{int(kWrapperMagic), 1, sass.data(), nullptr};
+  EXPECT_EXIT(
+      {
+        Runtime rt(Rig::functional());
+        rt.register_fatbin(&w);
+      },
+      ::testing::ExitedWithCode(2),
+      "carries no PTX \\(it has sm_75 SASS\\).*-gencode arch=compute_75,code=compute_75.*stopping the program");
+}
+
 TEST(CudartRuntime, EventsMeasureSimulatedTime) {
   Rig r(Rig::functional());
   auto* d = static_cast<float*>(r.rt.malloc(4096 * sizeof(float)));

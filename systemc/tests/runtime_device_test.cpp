@@ -1,6 +1,7 @@
 // runtime::Device: module loading, memory API bounds checks, symbols,
 // launch checks and records, printf through the functional engine.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "common/error.h"
 #include "func/memory.h"
@@ -138,6 +139,49 @@ TEST(RuntimeDevice, MemoryApiBoundsErrors) {
   dev.free(p);
   EXPECT_THROW(dev.memcpy_to_host(buf.data(), p, 4), InputError);
   EXPECT_THROW(dev.free(p), InputError);
+}
+
+// Found while fuzzing (a hand-made input run through fuzz/ptx_fuzz;
+// fuzz/corpus/ptx/oom-*, docs/hardening.md): a module declaring
+// `.global .b8 big[3000000000]` made relgpu exec allocate and zero 3 GB of
+// host memory, past the device memory it simulates.
+TEST(RuntimeDevice, ModuleVariablesMustFitTheDeviceMemory) {
+  config::Config cfg;
+  Device dev(cfg);
+  dev.set_memory_capacity(1 << 20, "test.mem_bytes");
+  DevPtr p = dev.malloc(1000);
+  auto module = [](const std::string& vars) {
+    return ".version 9.0\n.target sm_75\n.address_size 64\n" + vars + ".visible .entry k() { ret; }\n";
+  };
+  try {
+    dev.load_module(module(".global .align 1 .b8 big[3000000000];\n.const .align 4 .u32 c[4];\n"), "big.ptx");
+    ADD_FAILURE() << "loaded";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "big.ptx: its .global and .const variables need 3000000016 bytes ('big' 3000000000), "
+                           "more than the 1047576 bytes of device memory left (test.mem_bytes=1048576)");
+  }
+  EXPECT_EQ(dev.memory().bytes_allocated(), 1000u);  // nothing of it allocated
+  dev.load_module(module(".global .align 1 .b8 fits[1047576];\n"), "fits.ptx");
+  dev.free(p);
+}
+
+// Device memory is calloc'd: what a program never touches costs no host memory.
+TEST(RuntimeDevice, UntouchedDeviceMemoryTakesNoHostMemory) {
+  config::Config cfg;
+  Device dev(cfg);
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  const size_t n = size_t(512) << 20;
+  DevPtr p = dev.malloc(n);
+  uint32_t v = 0x12345678, w = 0;
+  dev.memcpy_to_device(p + n - 4, &v, 4);
+  dev.memcpy_to_host(&w, p + n - 4, 4);
+  dev.memcpy_to_host(&v, p, 4);
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_EQ(w, 0x12345678u);
+  EXPECT_EQ(v, 0u);  // zero, as cudaMalloc'd memory is here
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB more at peak for 512 MiB allocated";
+  dev.free(p);
 }
 
 TEST(RuntimeDevice, LaunchChecks) {
