@@ -14,8 +14,8 @@ import sys
 # Not for logic synthesis: multi-power-domain (lpflow) and probe cells, as in
 # OpenROAD-flow-scripts' platforms/sky130hd/config.mk DONT_USE_CELLS.
 DONT_USE = re.compile(r"(__lpflow_|__probec?_p_)")
-# Buffer trees keep every net at or under this many loads (OpenROAD-flow-
-# scripts and OpenLane synthesize sky130 with a max fanout of 10).
+# Buffer trees keep every net at or under this many loads (OpenLane's
+# SYNTH_MAX_FANOUT for sky130).
 MAX_FANOUT = 10
 
 
