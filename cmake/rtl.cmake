@@ -41,3 +41,15 @@ function(relgpu_block_gparams file block out)
   endif()
   set(${out} ${args} PARENT_SCOPE)
 endfunction()
+
+# relgpu_verilator_sanitize(): call after verilate() in each directory that
+# compiles the Verilator runtime. Under RELGPU_SANITIZE, gtkwave's FST writer
+# (fstapi.c, included by verilated_fst_c.cpp) stores words at unaligned
+# addresses, which x86 allows and UBSan reports: third-party code, so that
+# one check is off for that one file.
+function(relgpu_verilator_sanitize)
+  if(RELGPU_SANITIZE)
+    set_source_files_properties(${VERILATOR_ROOT}/include/verilated_fst_c.cpp
+                                PROPERTIES COMPILE_OPTIONS -fno-sanitize=alignment)
+  endif()
+endfunction()

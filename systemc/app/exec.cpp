@@ -22,9 +22,25 @@
 #include "cudart/keys.h"
 #include "gpu/mode.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <dlfcn.h>
+extern "C" void __asan_init();
+#endif
+
 namespace relgpu::app {
 
 namespace fs = std::filesystem;
+
+// A sanitizer build's libcudart.so.13 (scripts/test --sanitize) needs the
+// ASan runtime first among the uninstrumented program's libraries: its path
+// to preload, or "" in a normal build.
+static std::string asan_runtime() {
+#if defined(__SANITIZE_ADDRESS__)
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&__asan_init), &info) && info.dli_fname) return info.dli_fname;
+#endif
+  return "";
+}
 
 static const char* kExecHelp = R"(usage: relgpu exec [options] [--] PROGRAM [ARGS...]
 
@@ -147,8 +163,9 @@ int cmd_exec(Args& a) {
   // DT_RPATH (unlike DT_RUNPATH) is searched before LD_LIBRARY_PATH and
   // could name NVIDIA's runtime: preload ours, which then satisfies the
   // program's need for libcudart.so.13 by its soname.
-  if (!elf.rpath.empty()) {
-    std::string pre = lib_dir + "/libcudart.so.13";
+  std::string pre = asan_runtime();
+  if (!elf.rpath.empty()) pre += (pre.empty() ? "" : ":") + lib_dir + "/libcudart.so.13";
+  if (!pre.empty()) {
     if (const char* old = std::getenv("LD_PRELOAD"); old && *old) pre += std::string(":") + old;
     setenv("LD_PRELOAD", pre.c_str(), 1);
   }

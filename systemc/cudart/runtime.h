@@ -46,6 +46,7 @@ struct Options {
 class Runtime {
  public:
   explicit Runtime(Options opt);
+  ~Runtime();
   // The process's runtime, made from the environment at first use and never
   // destroyed (SystemC objects must outlive everything; the OS reclaims it).
   static Runtime& instance();
@@ -186,6 +187,8 @@ class Runtime {
   std::map<uintptr_t, Managed> managed_;
   void managed_to_device();
   void managed_to_host();
+  // Frees managed mappings, host allocations, streams and events.
+  void release_handles();
   runtime::DevPtr grid_ws_ = 0;  // cooperative launches' grid workspace
   uint64_t grid_ws_generation_ = 0;
   std::map<cudaStream_t, uint64_t> streams_;  // -> id in the stats (1, 2, ...; 0 = default stream)

