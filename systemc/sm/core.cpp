@@ -87,6 +87,17 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   // ---- end RF faults ----
   // GR-Guard and the RF energy account: last, after the fault map exists.
   rf_energy_ = std::make_unique<power::RfEnergyModel>(cfg, rf_.entry_bits(), rf_faults()->vdd());
+  if (cfg.get(kBotEnable)) {  // bank organization (sm/bot_unit.h)
+    if (cfg.get(kGrGuardEnable)) throw InputError("bot.enable and grguard.enable cannot be combined");
+    if (rf_.entry_bits() != 1024)
+      throw InputError("bot.enable needs rf.entry_bits=1024 (a bank = two 512-bit sub-banks), got " +
+                       std::to_string(rf_.entry_bits()));
+    bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_);
+    if (max_ctas_ > unsigned(cfg.get(blocks::bank_org_table_keys::kNumSlots)))
+      throw InputError("bot.enable: sm.max_ctas (" + std::to_string(max_ctas_) +
+                       ") exceeds blocks.bank_org_table.num_slots");
+    regs_.set_bank_map(bot_.get());
+  }
   if (cfg.get(kGrGuardEnable)) gr_ = std::make_unique<GrGuard>(*this, cfg);
 }
 
@@ -119,6 +130,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   st_.rf_write_conflicts.assign(rf_.banks(), 0);
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   if (gr_) gr_->begin_launch();
+  if (bot_) bot_->begin_launch();
   finished_ = 0;
   started_ = false;
   if (los_) los_->begin_launch();  // LoSCache
@@ -178,6 +190,7 @@ void Core::add_cta(const uint32_t ctaid[3]) {
       else sc.pending.push_back(ws);
     }
   }
+  if (bot_) bot_->cta_added(cs, c.warps);  // renaming-table fill
   busy_ = true;
   fetch_scan_ = true;
   next_wake_ = 0;
@@ -271,6 +284,7 @@ void Core::cycle(uint64_t now) {
   next_wake_ = UINT64_MAX;
 
   responses();
+  if (bot_) bot_arbitrate();
   writeback();
   ldst();
   dispatch();
@@ -287,7 +301,7 @@ void Core::cycle(uint64_t now) {
   }
   act_.oc_allocated = uint16_t(oc_total_ - oc_free_[0] - oc_free_[1] - oc_free_[2]);
   bool sending = !outq_.empty() && outq_.front()->not_before <= now + 1;
-  if (busy_ || sending || !ldq_.empty() || act_.oc_allocated) next_wake_ = now + 1;
+  if (busy_ || sending || !ldq_.empty() || act_.oc_allocated || (bot_ && bot_->wants_cycle())) next_wake_ = now + 1;
   st_.oc_busy += act_.oc_allocated;
   for (Inst* in : wb_) next_wake_ = std::min(next_wake_, std::max(in->ready, now + 1));
   publish(0);
@@ -405,6 +419,7 @@ config::json Core::stats() const {
   j["energy"] = rf_energy_->stats(a, gr_ != nullptr);
   if (gr_) j["grguard"] = gr_->stats();
   if (los_) j["loscache"] = los_->stats();  // LoSCache
+  if (bot_) j["bot"] = bot_->stats();
   return j;
 }
 

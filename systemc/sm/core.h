@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "power/rf_energy.h"
+#include "sm/bot_unit.h"
 #include "reliability/chip.h"
 #include "sm/grguard.h"
 #include "sm/ro_cache.h"
@@ -83,6 +84,8 @@ struct Inst {
   uint16_t pending = 0;        // line responses outstanding
   bool left_unit = false;      // all lines sent / looked up
   GrInst gr;                   // GR-Guard (sm/grguard.h)
+  uint64_t opnd_ready = 0;     // BOT: a slow sub-bank read delivers its operand then
+  uint64_t bot_wb = 0;         // BOT: write granted, completes in that cycle (0: not yet)
   LoscacheUnit::Tag los;       // LoSCache: what its L2 requests carry (sm/loscache_unit.h)
 };
 
@@ -266,6 +269,18 @@ class Core final : public SmCore {
   std::unique_ptr<GrGuard> gr_;        // null when grguard.enable is false
   std::unique_ptr<power::RfEnergyModel> rf_energy_;
   // ---- end GR-Guard ----
+
+  // ---- Bank organization (sm/bot_unit.h): the arbitration on vbs ----
+  std::unique_ptr<BotUnit> bot_;       // null when bot.enable is false
+  struct BotRead { Inst* in; uint8_t slot; uint8_t vb; unsigned grant; };
+  std::vector<BotRead> bot_reads_;     // this cycle's granted reads
+  std::vector<std::pair<Inst*, unsigned>> bot_writes_;  // granted writes: first grant
+  void bot_arbitrate();                // core_bot.cpp: after responses()
+  void bot_writeback();
+  void bot_operand_read();
+  bool bot_fast(unsigned ws, const StaticOp& op) const;  // FWAS
+  bool bot_fwas_pick(Scheduler& sc);
+  // ---- end bank organization ----
 
   // ---- LoSCache (sm/loscache_unit.h) ----
   std::unique_ptr<LoscacheUnit> los_;  // null when loscache.enable is false

@@ -254,6 +254,7 @@ unsigned Core::pick(Scheduler& sc, unsigned si) {
     for (size_t i = 0; !done && i < sc.order.size(); ++i)
       if (los_->is_predictor(warps_[sc.order[i]].cta_slot)) done = try_ws(sc.order[i]);
   // ---- end LoSCache ----
+  if (!done && bot_ && bot_->fwas()) done = bot_fwas_pick(sc);  // FWAS (sm/core_bot.cpp)
   if (!done) switch (policy_) {
     case Policy::gto:
       if (sc.last >= 0 && warps_[unsigned(sc.last)].w) done = try_ws(unsigned(sc.last));
@@ -326,6 +327,7 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
   in->pending = 0;
   in->left_unit = false;
   in->gr = GrInst{};
+  in->opnd_ready = in->bot_wb = 0;
   ++s.inflight;
   ++inflight_total_;
   if (--s.ib == 0) fetch_scan_ = true;
@@ -374,6 +376,7 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
 // ---- operand collection: one read per bank group per cycle ----------------------
 
 void Core::operand_read() {
+  if (bot_) return bot_operand_read();  // the grants were made through the BOT
   if (oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_) return;
   std::fill(group_read_.begin(), group_read_.end(), 0);
   if (gr_) gr_->claim_read_ports(group_read_);
@@ -410,7 +413,7 @@ void Core::dispatch() {
   for (int k = 0; k < 3; ++k)
     for (auto& slot : oc_[k]) {
       Inst* in = slot;
-      if (!in || in->reads_left || (gr_ && gr_->holds(in))) continue;
+      if (!in || in->reads_left || in->opnd_ready > now_ || (gr_ && gr_->holds(in))) continue;
       WarpSlot& s = warps_[in->ws];
       if (in->seq != s.dispatch_seq) continue;
       const StaticOp& op = *in->op;
@@ -449,6 +452,7 @@ void Core::dispatch() {
 
 void Core::writeback() {
   if (gr_) return gr_->writeback();  // the patching unit sits in this stage
+  if (bot_) return bot_writeback();  // writes granted through the BOT
   if (wb_.empty()) return;
   std::fill(group_write_.begin(), group_write_.end(), 0);
   unsigned span = rf_.span();

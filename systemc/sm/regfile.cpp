@@ -143,6 +143,14 @@ const uint32_t* SmRegs::fetch(unsigned ws, unsigned p, uint32_t tmp[32]) {
     ++latch_miss_;
   }
   const unsigned g = group_of(ws, p), row = row_of(ws, p);
+  if (bank_map_) {
+    unsigned a, b;
+    bank_map_->halves(ws, g, a, b);
+    if (a == 2 * g && b == 2 * g + 1) return rf_.wreg(g, row);
+    std::memcpy(tmp, half(a, row), 16 * 4);
+    std::memcpy(tmp + 16, half(b, row), 16 * 4);
+    return tmp;
+  }
   const Moved mv = place_ ? place_->moved(g, row) : Moved{};
   if (!mv.mask) return rf_.wreg(g, row);
   const unsigned wpe = rf_.words_per_entry();
@@ -187,6 +195,16 @@ void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t i
     return;
   }
   unsigned p = base + unsigned(m.phys);
+  if (m.where == Where::rf && p + m.width <= capacity(warp) && bank_map_) {
+    for (unsigned k = 0; k < m.width; ++k) {
+      unsigned a, b;
+      const unsigned row = row_of(warp, p + k);
+      bank_map_->halves(warp, group_of(warp, p + k), a, b);
+      store_half(a, row, mask & 0xFFFFu, in, 32 * k);
+      store_half(b, row, mask >> 16, in + 16, 32 * k);
+    }
+    return;
+  }
   if (m.where == Where::rf && p + m.width <= capacity(warp)) {
     store(group_of(warp, p), row_of(warp, p), mask, in, 0);
     if (m.width == 2) store(group_of(warp, p + 1), row_of(warp, p + 1), mask, in, 32);
@@ -221,6 +239,46 @@ void SmRegs::store(unsigned group, unsigned row, uint32_t mask, const uint64_t i
     if (faults_ && at.bank >= 0) corrupt(w, at);
   }
 }
+
+// ---- Bank organization ----
+void SmRegs::set_bank_map(const BankMap* m) {
+  if (m && (rf_.entry_bits() != 1024 || place_))
+    throw std::invalid_argument("a bank map needs 1024-bit entries and no GR-Guard placement");
+  bank_map_ = m;
+}
+
+void SmRegs::store_half(unsigned sb, unsigned row, uint32_t mask16, const uint64_t* in16, unsigned shift) {
+  if (!mask16) return;
+  uint32_t* w = half(sb, row);
+  uint32_t want[16];
+  std::memcpy(want, w, sizeof want);
+  for (uint32_t mm = mask16; mm; mm &= mm - 1) {
+    unsigned l = unsigned(__builtin_ctz(mm));
+    want[l] = uint32_t(in16[l] >> shift);
+  }
+  const unsigned bank = sb / 2;
+  if (!faults_ || !faults_->any(bank, row)) {
+    std::memcpy(w, want, sizeof want);
+    return;
+  }
+  // The half's cells: words [16 (sb % 2), +16) of the entry's fault masks.
+  const uint32_t* bad = faults_->bad_mask(bank, row) + (sb % 2) * 16;
+  const uint32_t* stuck = faults_->stuck_bits(bank, row) + (sb % 2) * 16;
+  uint32_t got[16];
+  unsigned wrong = 0;
+  for (unsigned i = 0; i < 16; ++i) {
+    got[i] = (want[i] & ~bad[i]) | stuck[i];
+    wrong += unsigned(__builtin_popcount(got[i] ^ want[i]));
+  }
+  if (wrong == 0 || (secded_ && wrong == 1)) {
+    if (wrong) ++fcount_.corrected;
+    std::memcpy(w, want, sizeof want);
+    return;
+  }
+  ++fcount_.corrupting;
+  std::memcpy(w, got, sizeof got);
+}
+// ---- end bank organization ----
 
 // ---- RF faults ----
 void SmRegs::set_faults(const reliability::RfFaults* f, bool secded) {

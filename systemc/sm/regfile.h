@@ -96,6 +96,18 @@ struct Latch {
 };
 // ---- end GR-Guard placement ----
 
+// ---- Bank organization (sm/bot_unit.h) ----
+// With 1024-bit entries, each bank is two 512-bit sub-banks (sb 2b: lanes
+// 0-15, sb 2b+1: lanes 16-31). A BankMap says which sub-banks hold the two
+// halves of warp ws's registers in logical bank `group` (Eq. 3's bank):
+// lanes 0-15 in sb `a`, lanes 16-31 in sb `b`, at the register's row.
+class BankMap {
+ public:
+  virtual ~BankMap() = default;
+  virtual void halves(unsigned ws, unsigned group, unsigned& a, unsigned& b) const = 0;
+};
+// ---- end bank organization ----
+
 // func::RegStorage over the RegisterFile: the executor's operand reads and
 // writebacks land in the physical entries picked by the mapping above.
 class SmRegs final : public func::RegStorage {
@@ -123,6 +135,14 @@ class SmRegs final : public func::RegStorage {
   // Reads while a latch was set that it did not hold (served from storage).
   uint64_t latch_misses() const { return latch_miss_; }
   // ---- end GR-Guard ----
+
+  // ---- Bank organization ----
+  // With a bank map, each half of a warp register is read from and written
+  // to the sub-bank the map names, with that sub-bank's faults; SEC-DED then
+  // covers each 512-bit half (a sub-bank has its own decoder and word).
+  // Needs 1024-bit entries; excludes a placement. nullptr: halves at home.
+  void set_bank_map(const BankMap* m);
+  // ---- end bank organization ----
 
   // A warp slot becomes live: its func::Warp (for the frame stack), first
   // row, and the register count of the kernel (per thread). Zeroes its
@@ -171,12 +191,17 @@ class SmRegs final : public func::RegStorage {
   uint32_t* locate_entry(unsigned group, unsigned row, unsigned e, const Moved& mv, EntryLoc& at);
   // RF faults: applies the stuck-at bits of the cells `at` to the entry's words.
   void corrupt(uint32_t* words, EntryLoc at);
+  // Bank organization: the half of physical entry (sb / 2, row) that sb
+  // holds (16 words), and a write of 16 lanes into it with its faults.
+  uint32_t* half(unsigned sb, unsigned row) { return rf_.wreg(sb / 2, row) + (sb % 2) * 16; }
+  void store_half(unsigned sb, unsigned row, uint32_t mask16, const uint64_t* in16, unsigned shift);
 
   RegisterFile& rf_;
   const reliability::RfFaults* faults_ = nullptr;
   bool secded_ = true;
   const Placement* place_ = nullptr;
   const Latch* latch_ = nullptr;
+  const BankMap* bank_map_ = nullptr;
   uint64_t latch_miss_ = 0;
   RfFaultCounts fcount_;
   std::vector<Slot> slots_;

@@ -1,0 +1,215 @@
+#include "sm/bot_unit.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/error.h"
+
+namespace relgpu::sm {
+
+namespace {
+uint64_t field(uint64_t v, unsigned i, unsigned w) { return (v >> (i * w)) & blocks::mask(w); }
+
+std::vector<bool> parse_sbs(const std::string& text, unsigned nsbs) {
+  std::vector<bool> slow(nsbs, false);
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) continue;
+    size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = std::stoul(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v >= nsbs)
+      throw InputError(kBotSlowSbs.name + ": '" + item + "' is not a sub-bank id 0.." + std::to_string(nsbs - 1));
+    slow[v] = true;
+  }
+  return slow;
+}
+}  // namespace
+
+BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps)
+    : sm_(sm_id), banks_(banks), p_(blocks::BankOrgTableParams::from(cfg)) {
+  if (p_.num_vbs != banks)
+    throw InputError("bot.enable: blocks.bank_org_table.num_vbs (" + std::to_string(p_.num_vbs) +
+                     ") must equal rf.num_banks (" + std::to_string(banks) + ")");
+  ports_ = p_.num_lookups;
+  slots_ = p_.num_slots;
+  slow_ = parse_sbs(cfg.get(kBotSlowSbs), p_.num_sbs());
+  rf_bro_ = cfg.get(kBotPairing) == "rf_bro";
+  renaming_ = cfg.get(kBotRenaming);
+  fwas_ = cfg.get(kBotFwas);
+  bot_ = blocks::make<blocks::BankOrgTableBlock>(p_, blocks::Site{sm_id, &cfg, &now_});
+  tr_.assign(size_t(slots_) * banks_, Tr{});
+  ws_slot_.assign(max_warps, 0);
+  st_.sb_access.assign(p_.num_sbs(), 0);
+  in_.lk_act_i.assign(ports_, 0);
+}
+
+// The power-on ROM: entry v = {sbA, sbB, spdA, spdB} packed as wdata_i.
+std::vector<uint32_t> BotUnit::rom() const {
+  std::vector<unsigned> order(p_.num_sbs());
+  std::iota(order.begin(), order.end(), 0u);
+  // RF-BRO: fastest first (fast before slow, then by id), consecutive pairs.
+  if (rf_bro_) std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return !slow_[a] && slow_[b]; });
+  std::vector<uint32_t> words;
+  for (unsigned v = 0; v < banks_; ++v) {
+    blocks::BankOrgTableModel::Entry e{order[2 * v], order[2 * v + 1], bool(slow_[order[2 * v]]),
+                                       bool(slow_[order[2 * v + 1]])};
+    words.push_back(blocks::BankOrgTableModel::pack(e, p_.sb_w()));
+  }
+  return words;
+}
+
+void BotUnit::probe_all() {
+  for (unsigned s = 0; s < slots_; ++s)
+    for (unsigned b = 0; b < banks_; ++b) probes_.push_back({s, b});
+}
+
+void BotUnit::begin_launch() {
+  st_ = Stats{};
+  st_.sb_access.assign(p_.num_sbs(), 0);
+  if (powered_) return;
+  powered_ = true;
+  for (uint32_t w : rom()) writes_.push_back(w);
+  next_write_ = 0;
+  for (Tr& t : tr_) t.known = false;
+  probe_all();
+}
+
+void BotUnit::cta_added(unsigned slot, const std::vector<unsigned>& warps) {
+  if (slot >= slots_)
+    throw std::logic_error("bot: CTA slot " + std::to_string(slot) + " beyond the renaming table's rows");
+  for (unsigned ws : warps) ws_slot_.at(ws) = uint8_t(slot);
+  if (!renaming_ || warps.empty()) return;
+  fills_.push_back({slot, warps.back()});
+  for (unsigned b = 0; b < banks_; ++b) {
+    tr_[slot * banks_ + b].known = false;
+    probes_.push_back({slot, b});
+  }
+}
+
+void BotUnit::start(uint64_t now) {
+  // Skipped SM cycles clocked nothing: a slow access's hold has expired.
+  if (now != last_ + 1) held_ = 0;
+  grants_.clear();
+}
+
+unsigned BotUnit::grant(unsigned slot, unsigned bank, uint32_t act) {
+  grants_.push_back({slot, bank, act});
+  return unsigned(grants_.size() - 1);
+}
+
+void BotUnit::cycle(uint64_t now) {
+  now_ = now;
+  blocks::BankOrgTableIn& in = in_;  // reused: no allocation per cycle
+  in.we_i = in.disp_i = false;
+  in.widx_i = in.wdata_i = in.disp_slot_i = in.disp_warp_i = in.lk_valid_i = 0;
+  in.lk_slot_i = in.lk_bank_i = 0;
+  bool control = false;
+  if (!writes_.empty()) {
+    in.we_i = true;
+    in.widx_i = next_write_++;
+    in.wdata_i = writes_.front();
+    writes_.pop_front();
+    control = true;
+  } else if (!fills_.empty()) {
+    in.disp_i = true;
+    in.disp_slot_i = fills_.front().first;
+    in.disp_warp_i = fills_.front().second % banks_;
+    fills_.pop_front();
+    control = true;
+  }
+  // Lookups: this cycle's grants, then probes in the spare ports once every
+  // write and fill before them has landed (a probe sees the table after its
+  // writers' clock edge).
+  std::vector<Lookup>& look = grants_;
+  const size_t ngrant = look.size();
+  if (!control && writes_.empty() && fills_.empty())
+    while (look.size() < ports_ && !probes_.empty()) {
+      look.push_back({probes_.front().first, probes_.front().second, 0});
+      probes_.pop_front();
+    }
+  const unsigned VW = p_.vb_w(), SW = p_.sb_w(), LW = p_.slot_w();
+  std::fill(in.lk_act_i.begin(), in.lk_act_i.end(), 0u);
+  for (size_t i = 0; i < look.size(); ++i) {
+    if (i < ngrant) in.lk_valid_i |= 1u << i;
+    in.lk_slot_i |= uint64_t(look[i].slot) << (i * LW);
+    in.lk_bank_i |= uint64_t(look[i].bank) << (i * VW);
+    in.lk_act_i[i] = look[i].act;
+  }
+  const blocks::BankOrgTableOut out = bot_->cycle(in);
+  ++st_.block_cycles;
+  st_.rom_writes += in.we_i;
+  st_.fills += in.disp_i;
+  if (now == last_ + 1 && out.stall_o != held_)
+    throw std::logic_error("bot: SM " + std::to_string(sm_) + " holds vbs " + std::to_string(held_) +
+                           " but the block stalls " + std::to_string(out.stall_o));
+  uint64_t held = 0;
+  busy_ = 0;
+  for (size_t i = 0; i < look.size(); ++i) {
+    Tr t;
+    t.vb = uint8_t(field(out.lk_vb_o, unsigned(i), VW));
+    t.sba = uint8_t(field(out.lk_sba_o, unsigned(i), SW));
+    t.sbb = uint8_t(field(out.lk_sbb_o, unsigned(i), SW));
+    t.spda = (out.lk_spd_o >> (2 * i)) & 1;
+    t.spdb = (out.lk_spd_o >> (2 * i + 1)) & 1;
+    t.known = true;
+    Tr& have = tr_[look[i].slot * banks_ + look[i].bank];
+    if (i >= ngrant) {
+      have = t;
+      ++st_.probes;
+      continue;
+    }
+    if (!have.known || have.vb != t.vb || have.sba != t.sba || have.sbb != t.sbb || have.spda != t.spda ||
+        have.spdb != t.spdb)
+      throw std::logic_error("bot: SM " + std::to_string(sm_) + " translated (slot " +
+                             std::to_string(look[i].slot) + ", bank " + std::to_string(look[i].bank) +
+                             ") to vb " + std::to_string(have.vb) + " but the block says vb " +
+                             std::to_string(t.vb));
+    ++st_.lookups;
+    if (look[i].act & 0xFFFFu) ++st_.sb_access[t.sba];
+    if (look[i].act >> 16) ++st_.sb_access[t.sbb];
+    if ((out.lk_busy_o >> i) & 1) {
+      busy_ |= uint64_t(1) << i;
+      held |= uint64_t(1) << t.vb;
+      ++st_.busy;
+    }
+  }
+  held_ = held;
+  last_ = now;
+  grants_.clear();
+}
+
+void BotUnit::halves(unsigned ws, unsigned group, unsigned& a, unsigned& b) const {
+  const Tr& t = tr(ws_slot_[ws], group);
+  if (!t.known)
+    throw std::logic_error("bot: SM " + std::to_string(sm_) + " accessed bank " + std::to_string(group) +
+                           " of warp slot " + std::to_string(ws) + " without a translation");
+  a = t.sba;
+  b = t.sbb;
+}
+
+config::json BotUnit::stats() const {
+  config::json j;
+  j["block_cycles"] = st_.block_cycles;
+  j["rom_writes"] = st_.rom_writes;
+  j["rt_fills"] = st_.fills;
+  j["probes"] = st_.probes;
+  j["lookups"] = st_.lookups;
+  j["slow_accesses"] = st_.busy;
+  j["port_waits"] = st_.port_waits;
+  j["translation_waits"] = st_.translation_waits;
+  j["fwas_fast_issues"] = st_.fast_issues;
+  j["sb_accesses"] = st_.sb_access;
+  return j;
+}
+
+}  // namespace relgpu::sm

@@ -1,0 +1,135 @@
+// The bank organization table in the SM's register-file path (Tan et al.,
+// TPDS 2016; spec 002 §2-§6 and §12). Holds the SM's bank_org_table block
+// (blocks/bank_org_table, through blocks::make so --rtl swaps in the RTL)
+// and clocks it once per SM cycle. Every RF access of the SM is translated
+// by it: Eq. (3)'s bank b of CTA slot s -> RT[s][b] = vb -> BOT[vb] =
+// {sbA, sbB, spdA, spdB}; lanes 0-15 live in sub-bank sbA, lanes 16-31 in
+// sbB (SmRegs reads and writes them there, sm/regfile.h), and an access to
+// a slow sub-bank takes two cycles (the block's busy / stall_o).
+//
+// How the ports are used (the arbitration; the paper translates before the
+// arbiter but does not say how many translations a cycle):
+//  - the SM arbitrates on vbs: one read and one write per vb per cycle, none
+//    on a vb that a slow access holds for its second cycle (stall_o);
+//  - each granted access is one valid lookup (lk_valid_i = 1, lk_act_i = the
+//    lanes it touches), which gives its busy; at most
+//    blocks.bank_org_table.num_lookups accesses are granted per cycle, writes
+//    first (oldest first), then reads (collector order). Accesses left
+//    without a port wait a cycle (counted as port_waits);
+//  - the SM learns a CTA slot's translation from probe lookups
+//    (lk_valid_i = 0: no busy, no stall) in spare ports after a BOT write or
+//    an RT fill; until then that slot's accesses wait (counted as
+//    translation_waits). A granted lookup that returns something else than
+//    the probe did is an internal error: the SM's view cannot go stale.
+// Writers: at the first launch the power-on ROM copy (bot.pairing), one
+// entry a cycle; with bot.renaming each CTA dispatch fills its RT row
+// (disp_warp_i = its last warp slot), after the writes.
+// Every statistic comes from the block's outputs and this unit's inputs.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "blocks/instance.h"
+#include "common/config.h"
+#include "sm/regfile.h"
+
+namespace relgpu::sm {
+
+inline const config::Key<bool> kBotEnable{
+    "bot.enable", false, "",
+    "every RF access of every SM goes through the bank_org_table block (VL-SB / RF-BRO / renaming; needs "
+    "rf.entry_bits=1024 and rf.num_banks = blocks.bank_org_table.num_vbs; excludes grguard.enable)"};
+inline const config::Key<std::string> kBotPairing{
+    "bot.pairing", "identity", "",
+    "BOT written at power-on: identity = vb v holds sub-banks {2v, 2v+1} (VL-SB alone); rf_bro = sub-banks "
+    "sorted fastest first and paired in order, so fast vbs come first (RF-BRO, spec 002 §2)",
+    std::vector<std::string>{"identity", "rf_bro"}};
+inline const config::Key<std::string> kBotSlowSbs{
+    "bot.slow_sbs", "", "sub-bank ids",
+    "sub-banks that take 2 cycles (VL-SB's slow class), comma separated, 0 .. 2 x rf.num_banks - 1, the "
+    "same on every SM; empty = none"};
+inline const config::Key<bool> kBotFwas{
+    "bot.fwas", false, "",
+    "FWAS (spec 002 §4): each scheduler issues ready fast instructions first (every register they read or "
+    "write in a fast or hybrid vb), round-robin among them, then the others by sm.scheduler"};
+inline const config::Key<bool> kBotRenaming{
+    "bot.renaming", false, "",
+    "NBTI-opt block-level bank renaming: each CTA dispatch fills its renaming-table row (spec 002 §6a)"};
+
+class BotUnit final : public BankMap {
+ public:
+  // One SM's unit: `banks` RF banks (= vbs), `max_warps` warp slots.
+  BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps);
+
+  // Per-launch stats restart; the first launch queues the power-on ROM copy.
+  void begin_launch();
+  // CTA slot `slot` was given warp slots `warps` (the last is its last warp).
+  void cta_added(unsigned slot, const std::vector<unsigned>& warps);
+
+  // What the SM knows of (slot, bank), from the last probe.
+  struct Tr {
+    uint8_t vb = 0, sba = 0, sbb = 0;
+    bool spda = false, spdb = false, known = false;
+  };
+  const Tr& tr(unsigned slot, unsigned bank) const { return tr_[slot * banks_ + bank]; }
+  // A slow access started on vb last cycle holds it this cycle.
+  bool held(unsigned vb) const { return held_ >> vb & 1; }
+  // FWAS: fast(v) = not both sub-banks slow (a hybrid vb counts as fast), as
+  // the block's fw_fast_o defines it; from the probed translation.
+  bool fast(unsigned slot, unsigned bank) const {
+    const Tr& t = tr(slot, bank);
+    return t.known && !(t.spda && t.spdb);
+  }
+  bool fwas() const { return fwas_; }
+  void count_fast_issue() { ++st_.fast_issues; }
+  // First call of each SM cycle, before any grant.
+  void start(uint64_t now);
+  bool port_free() const { return grants_.size() < ports_; }
+  unsigned ports_left() const { return ports_ - unsigned(grants_.size()); }
+  // Grant an access of (slot, bank) touching lanes `act`; returns its index.
+  unsigned grant(unsigned slot, unsigned bank, uint32_t act);
+  // One block cycle at SM cycle `now` with this cycle's grants (then cleared)
+  // and probes; after it, busy(i) says whether grant i was slow.
+  void cycle(uint64_t now);
+  bool busy(unsigned i) const { return busy_ >> i & 1; }
+  void count_wait(bool port) { ++(port ? st_.port_waits : st_.translation_waits); }
+  // Work for the block without other SM activity (keeps the SM clocked).
+  bool wants_cycle() const { return !writes_.empty() || !fills_.empty() || !probes_.empty(); }
+
+  // BankMap: warp ws's halves in logical bank `group`.
+  void halves(unsigned ws, unsigned group, unsigned& a, unsigned& b) const override;
+
+  config::json stats() const;
+  const std::vector<bool>& slow_sbs() const { return slow_; }
+
+ private:
+  struct Lookup { unsigned slot, bank; uint32_t act; };
+  void probe_all();
+  std::vector<uint32_t> rom() const;
+
+  unsigned sm_, banks_, ports_, slots_;
+  blocks::BankOrgTableParams p_;
+  std::unique_ptr<blocks::Instance<blocks::BankOrgTableBlock>> bot_;
+  std::vector<bool> slow_;             // per sub-bank
+  bool rf_bro_, renaming_, fwas_, powered_ = false;
+  std::vector<Tr> tr_;                 // slot-major
+  std::vector<uint8_t> ws_slot_;       // warp slot -> CTA slot
+  std::deque<uint32_t> writes_;        // ROM words, entry index = position
+  unsigned next_write_ = 0;
+  std::deque<std::pair<unsigned, unsigned>> fills_;  // (slot, last warp slot)
+  std::deque<std::pair<unsigned, unsigned>> probes_; // (slot, bank)
+  std::vector<Lookup> grants_;        // this cycle's grants, then its probes
+  blocks::BankOrgTableIn in_;
+  uint64_t held_ = 0, busy_ = 0, last_ = UINT64_MAX - 1, now_ = 0;
+
+  struct Stats {
+    uint64_t block_cycles = 0, rom_writes = 0, fills = 0, probes = 0, lookups = 0, busy = 0;
+    uint64_t port_waits = 0, translation_waits = 0, fast_issues = 0;
+    std::vector<uint64_t> sb_access;   // per sub-bank: accesses that touched it
+  } st_;
+};
+
+}  // namespace relgpu::sm

@@ -1,0 +1,233 @@
+// The bank organization table in the SM's register-file path (sm/bot_unit.h):
+// the BOT decides which physical sub-banks hold a register (a flipped cell
+// shows in exactly the registers mapped onto its sub-bank), slow sub-banks
+// cost cycles, RF-BRO halves the slow banks of Fig. 4, and partially active
+// warps skip a slow upper half.
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "sm_test_rig.h"
+
+using namespace relgpu;
+
+namespace {
+
+// The paper's RF: 16 banks x 64 entries x 1,024 bits, 8 CTAs per SM.
+void paper_rf(sm::test::TRig& r, std::initializer_list<std::string> extra) {
+  for (const char* s : {"rf.num_banks=16", "rf.entries_per_bank=64", "rf.entry_bits=1024", "sm.max_ctas=8",
+                        "bot.enable=true"})
+    r.cfg.set(s);
+  for (const std::string& s : extra) r.cfg.set(s);
+}
+
+// One warp holds 16 values (lane + (k+1)<<16) in %r2..%r17 across a loop of
+// `iters`, then stores them: out[lane * 16 + k].
+std::string hold_kernel(int iters) {
+  std::string s = std::string(sm::test::kHead) +
+                  ".visible .entry k(.param .u64 out) {\n"
+                  "  .reg .b32 %r<40>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p;\n"
+                  "  ld.param.u64 %rd1, [out];\n  mov.u32 %r0, %tid.x;\n";
+  for (int k = 0; k < 16; ++k)
+    s += "  add.u32 %r" + std::to_string(k + 2) + ", %r0, " + std::to_string((k + 1) << 16) + ";\n";
+  s += "  mov.u32 %r30, 0;\nLOOP:\n  add.u32 %r30, %r30, 1;\n  setp.lt.u32 %p, %r30, " + std::to_string(iters) +
+       ";\n  @%p bra LOOP;\n  mul.wide.u32 %rd2, %r0, 64;\n  add.u64 %rd3, %rd1, %rd2;\n";
+  for (int k = 0; k < 16; ++k)
+    s += "  st.global.u32 [%rd3+" + std::to_string(4 * k) + "], %r" + std::to_string(k + 2) + ";\n";
+  return s + "  ret;\n}\n";
+}
+
+// Runs hold_kernel with the given keys; once the values are held, flips bit
+// 0 of word 5 of sub-bank 2g+1 (the upper half of physical bank g) at row r,
+// where (g, r) is Eq. (3)'s place of the first held register %r(K+2) in a
+// bank g >= 1. Returns K and the (lane, k) outputs that came out wrong.
+struct Flip {
+  unsigned k = 99;
+  std::vector<std::pair<unsigned, unsigned>> wrong;
+};
+Flip flip_upper_half(std::initializer_list<std::string> keys) {
+  sm::test::TRig r;
+  paper_rf(r, keys);
+  r.load(hold_kernel(200));
+  uint64_t out = r.upload(std::vector<uint32_t>(32 * 16, 0));
+  const ptx::Function* fn = r.mod->find("k");
+  Flip f;
+  r.before_cycle = [&](uint64_t now) {
+    if (f.k != 99 || now < 400) return;
+    for (unsigned k = 0; k < 16 && f.k == 99; ++k) {
+      unsigned slot = 0, p = 0, width = 0;
+      while (fn->regs[slot].name != "%r" + std::to_string(k + 2)) ++slot;
+      if (!r.sm->regs().phys(0, slot, p, width) || r.sm->regs().group_of(0, p) == 0) continue;
+      f.k = k;
+      r.sm->regfile().entry(r.sm->regs().group_of(0, p), r.sm->regs().row_of(0, p))[16 + 5] ^= 1;
+    }
+  };
+  r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+  std::vector<uint32_t> v = r.download<uint32_t>(out, 32 * 16);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned k = 0; k < 16; ++k)
+      if (v[lane * 16 + k] != lane + ((k + 1) << 16)) f.wrong.push_back({lane, k});
+  return f;
+}
+
+}  // namespace
+
+// Identity BOT: sub-bank 2g+1 holds lanes 16-31 of bank g. RF-BRO with
+// sub-bank 1 slow sorts the sub-banks 0, 2, 3, ..., 31, 1, so vb g (g >= 1)
+// = {2g+1, 2g+2}: the same sub-bank now holds lanes 0-15 of bank g. The
+// flipped cell shows in that register only, in lane 21 or lane 5: the data
+// really lives where the BOT says.
+TEST(BotData, AFlippedSubBankCellIsSeenOnlyByTheRegisterMappedOntoIt) {
+  Flip id = flip_upper_half({"bot.pairing=identity", "bot.slow_sbs=1"});
+  Flip bro = flip_upper_half({"bot.pairing=rf_bro", "bot.slow_sbs=1"});
+  ASSERT_NE(id.k, 99u) << "no held register in a bank >= 1";
+  ASSERT_EQ(id.wrong.size(), 1u);
+  ASSERT_EQ(bro.wrong.size(), 1u);
+  EXPECT_EQ(id.wrong[0], std::make_pair(21u, id.k));
+  EXPECT_EQ(bro.wrong[0], std::make_pair(5u, bro.k));
+  EXPECT_EQ(id.k, bro.k);
+}
+
+// A flip in a sub-bank half that no live register uses changes nothing.
+TEST(BotData, AFlipOutsideTheMappedHalvesChangesNothing) {
+  // Row 63 is never bound (one warp uses the first rows): flip its cells only.
+  sm::test::TRig r;
+  paper_rf(r, {"bot.pairing=rf_bro", "bot.slow_sbs=1"});
+  r.load(hold_kernel(200));
+  std::vector<uint32_t> zeros(32 * 16, 0);
+  uint64_t out = r.upload(zeros);
+  r.before_cycle = [&](uint64_t now) {
+    if (now == 400)
+      for (unsigned sb = 0; sb < 32; ++sb) r.sm->regfile().entry(sb / 2, 63)[(sb % 2) * 16] ^= 1;
+  };
+  r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+  std::vector<uint32_t> v = r.download<uint32_t>(out, 32 * 16);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned k = 0; k < 16; ++k) ASSERT_EQ(v[lane * 16 + k], lane + ((k + 1) << 16));
+}
+
+namespace {
+// A compute loop over many registers, `threads` per CTA, 8 CTAs.
+struct Timed {
+  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0;
+  bool right = true;
+};
+Timed run_chain(std::initializer_list<std::string> keys, unsigned threads) {
+  sm::test::TRig r;
+  paper_rf(r, keys);
+  std::string s = std::string(sm::test::kHead) +
+                  ".visible .entry k(.param .u64 out) {\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<4>;\n"
+                  "  .reg .pred %p;\n  ld.param.u64 %rd1, [out];\n  mov.u32 %r0, %tid.x;\n"
+                  "  mov.u32 %r1, %ctaid.x;\n  mad.lo.u32 %r0, %r1, " + std::to_string(threads) + ", %r0;\n";
+  for (int k = 2; k < 18; ++k) s += "  add.u32 %r" + std::to_string(k) + ", %r0, " + std::to_string(k) + ";\n";
+  s += "  mov.u32 %r30, 0;\nLOOP:\n";
+  for (int k = 2; k < 18; ++k)
+    s += "  xor.b32 %r" + std::to_string(k) + ", %r" + std::to_string(k) + ", %r" + std::to_string(k == 17 ? 2 : k + 1) + ";\n";
+  s += "  add.u32 %r30, %r30, 1;\n  setp.lt.u32 %p, %r30, 20;\n  @%p bra LOOP;\n"
+       "  mul.wide.u32 %rd2, %r0, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r2;\n  ret;\n}\n";
+  r.load(s);
+  const unsigned n = 8 * threads;
+  uint64_t out = r.upload(std::vector<uint32_t>(n, 0));
+  Timed t;
+  t.cycles = r.run_timing("k", {8, 1, 1}, {threads, 1, 1}, {out});
+  // CPU reference of the same loop.
+  std::vector<uint32_t> got = r.download<uint32_t>(out, n);
+  for (unsigned i = 0; i < n; ++i) {
+    uint32_t v[18];
+    for (int k = 2; k < 18; ++k) v[k] = i + unsigned(k);
+    for (int it = 0; it < 20; ++it)
+      for (int k = 2; k < 18; ++k) v[k] ^= v[k == 17 ? 2 : k + 1];
+    t.right = t.right && got[i] == v[2];
+  }
+  config::json b = r.stats()["bot"];
+  t.slow = b["slow_accesses"].get<uint64_t>();
+  t.lookups = b["lookups"].get<uint64_t>();
+  t.fills = b["rt_fills"].get<uint64_t>();
+  return t;
+}
+const char* kTenSlow = "bot.slow_sbs=1,3,5,7,9,11,13,15,17,19";  // one slow half in banks 0-9
+}  // namespace
+
+// Slow sub-banks cost cycles; results stay right.
+TEST(BotTiming, SlowSubBanksTakeASecondCycle) {
+  Timed none = run_chain({"bot.pairing=identity"}, 64);
+  Timed ten = run_chain({"bot.pairing=identity", kTenSlow}, 64);
+  EXPECT_TRUE(none.right);
+  EXPECT_TRUE(ten.right);
+  EXPECT_EQ(none.slow, 0u);
+  EXPECT_GT(ten.slow, 0u);
+  EXPECT_GT(ten.cycles, none.cycles);
+}
+
+// Fig. 4: ten slow sub-banks, one in each of banks 0-9, make 10 of 16 vbs
+// slow (62.5%) under plain VL-SB; RF-BRO pairs them into 5 (31.25%). With
+// every bank used evenly, slow accesses halve and the run is faster.
+TEST(BotTiming, RfBroHalvesTheSlowBanks) {
+  Timed vlsb = run_chain({"bot.pairing=identity", kTenSlow}, 64);
+  Timed bro = run_chain({"bot.pairing=rf_bro", kTenSlow}, 64);
+  EXPECT_TRUE(bro.right);
+  EXPECT_EQ(vlsb.lookups, bro.lookups);
+  const double share_vlsb = double(vlsb.slow) / double(vlsb.lookups);
+  const double share_bro = double(bro.slow) / double(bro.lookups);
+  EXPECT_NEAR(share_vlsb, 10.0 / 16, 0.08);
+  EXPECT_NEAR(share_bro, 5.0 / 16, 0.08);
+  EXPECT_LT(bro.cycles, vlsb.cycles);
+}
+
+// Warps of 16 threads touch only lanes 0-15: with every slow sub-bank in an
+// upper half, no access is slow (the natural hybrid bank of §3.3.4).
+TEST(BotTiming, HalfWarpsSkipSlowUpperHalves) {
+  Timed half = run_chain({"bot.pairing=identity", kTenSlow}, 16);
+  Timed full = run_chain({"bot.pairing=identity", kTenSlow}, 32);
+  EXPECT_TRUE(half.right);
+  EXPECT_EQ(half.slow, 0u);
+  EXPECT_GT(full.slow, 0u);
+}
+
+// Renaming: every CTA dispatch fills its renaming-table row (through the
+// block, before its warps' first access); the output stays right.
+TEST(BotTiming, RenamingFillsARowPerCta) {
+  Timed ren = run_chain({"bot.pairing=rf_bro", kTenSlow, "bot.renaming=true"}, 64);
+  Timed plain = run_chain({"bot.pairing=rf_bro", kTenSlow}, 64);
+  EXPECT_TRUE(ren.right);
+  EXPECT_EQ(ren.fills, 8u);
+  EXPECT_EQ(plain.fills, 0u);
+  EXPECT_EQ(ren.lookups, plain.lookups);
+}
+
+// Bad configurations are input errors naming the key.
+TEST(BotConfig, Errors) {
+  auto err = [](std::initializer_list<std::string> keys) -> std::string {
+    sm::test::TRig r;
+    paper_rf(r, keys);
+    r.load(hold_kernel(1));
+    try {
+      r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {r.upload(std::vector<uint32_t>(512, 0))});
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(err({"bot.slow_sbs=1,x"}).find("bot.slow_sbs"), std::string::npos);
+  EXPECT_NE(err({"bot.slow_sbs=32"}).find("bot.slow_sbs"), std::string::npos);
+  EXPECT_NE(err({"rf.entry_bits=128", "rf.num_banks=32", "rf.entries_per_bank=256"}).find("rf.entry_bits"),
+            std::string::npos);
+  EXPECT_NE(err({"grguard.enable=true"}).find("grguard.enable"), std::string::npos);
+  EXPECT_NE(err({"blocks.bank_org_table.num_vbs=8"}).find("num_vbs"), std::string::npos);
+}
+
+// FWAS: with RF-BRO's slow vbs some instructions are fast and some slow;
+// the schedulers issue the fast ones first and the results stay right.
+TEST(BotTiming, FwasIssuesFastInstructionsFirst) {
+  sm::test::TRig r;
+  paper_rf(r, {"bot.pairing=rf_bro", kTenSlow, "bot.fwas=true"});
+  r.load(hold_kernel(50));
+  uint64_t out = r.upload(std::vector<uint32_t>(32 * 16, 0));
+  r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+  std::vector<uint32_t> v = r.download<uint32_t>(out, 32 * 16);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned k = 0; k < 16; ++k) ASSERT_EQ(v[lane * 16 + k], lane + ((k + 1) << 16));
+  const uint64_t fast = r.stats()["bot"]["fwas_fast_issues"].get<uint64_t>();
+  EXPECT_GT(fast, 0u);
+  EXPECT_LT(fast, r.stat("warp_insn")) << "some instructions touch the 5 slow vbs";
+}

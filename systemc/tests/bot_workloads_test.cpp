@@ -1,0 +1,52 @@
+// The bank organization table on every RF access of every SM (sm/bot_unit.h),
+// in the whole timing model on the paper's RF (configs/fermi_16bank.json):
+// every workload passes its output check with VL-SB slow sub-banks, RF-BRO
+// pairing and block renaming, through the C++ model and through the
+// Verilated RTL checked against it every cycle (--rtl-check).
+#include "gpu/stats.h"
+#include "gpu_test_util.h"
+
+using namespace relgpu;
+using namespace relgpu::gputest;
+
+namespace {
+
+using Param = std::tuple<std::string, std::string>;  // implementation, workload
+
+class BotWorkload : public ::testing::TestWithParam<Param> {};
+
+TEST_P(BotWorkload, PassesOutputCheck) {
+  const auto& [impl, name] = GetParam();
+  config::Config cfg = make_config("fermi_16bank", {"bot.enable=true", "bot.pairing=rf_bro", "bot.renaming=true",
+                                                    "bot.slow_sbs=1,3,5,7,9,11,13,15,17,19"});
+  if (impl == "rtl_check") {
+    cfg.set("sim.rtl=bank_org_table");
+    cfg.set("sim.rtl_check=true");
+  }
+  TimingDevice t(cfg);
+  WorkloadRun r = run_workload(t.dev, name, 1);
+  EXPECT_TRUE(r.result.pass) << name << ": " << r.result.message;
+  uint64_t lookups = 0, slow = 0, fills = 0;
+  for (auto& l : t.dev.launches()) {
+    const config::json& b = l.detail["sm_total"]["bot"];
+    lookups += b["lookups"].get<uint64_t>();
+    slow += b["slow_accesses"].get<uint64_t>();
+    fills += b["rt_fills"].get<uint64_t>();
+  }
+  EXPECT_GT(lookups, 0u) << "every RF access is a lookup";
+  EXPECT_GT(fills, 0u) << "CTA dispatches fill renaming rows";
+  EXPECT_GT(slow, 0u) << "5 of 16 vbs are slow under RF-BRO";
+}
+
+std::vector<Param> params() {
+  std::vector<Param> p;
+  for (const char* i : {"cpp", "rtl_check"})
+    for (auto& w : wl::all()) p.emplace_back(i, w.name);
+  return p;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BotWorkload, ::testing::ValuesIn(params()), [](const auto& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+});
+
+}  // namespace
