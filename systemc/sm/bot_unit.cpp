@@ -108,6 +108,12 @@ unsigned BotUnit::grant(unsigned slot, unsigned bank, uint32_t act) {
 }
 
 void BotUnit::cycle(uint64_t now) {
+  // A cycle with no input and nothing held leaves the block as it is (its
+  // stall register is already 0): not clocking it is exact, and cheaper.
+  if (grants_.empty() && held_ == 0 && !wants_cycle()) {
+    busy_ = 0;
+    return;
+  }
   now_ = now;
   blocks::BankOrgTableIn& in = in_;  // reused: no allocation per cycle
   in.we_i = in.disp_i = false;

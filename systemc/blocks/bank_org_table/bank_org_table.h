@@ -27,14 +27,14 @@ inline const K kNumVbs{"blocks.bank_org_table.num_vbs", 16, "banks",
 inline const K kNumSlots{"blocks.bank_org_table.num_slots", 8, "blocks",
                          "renaming-table rows = resident thread blocks per SM (power of 2)", 2, 64};
 inline const K kCodeWidth{"blocks.bank_org_table.code_width", 8, "bits", "NBTI/PV sensor delay code width", 1, 16};
-inline const K kNumLookups{"blocks.bank_org_table.num_lookups", 4, "ports",
+inline const K kNumLookups{"blocks.bank_org_table.num_lookups", 8, "ports",
                            "translation ports per cycle (bank accesses leaving the arbiter)", 1, 8};
 inline const K kNumFwas{"blocks.bank_org_table.num_fwas", 2, "ports",
                         "FWAS fast-bit ports (decode-stage operand lookups)", 1, 8};
 }  // namespace bank_org_table_keys
 
 struct BankOrgTableParams {
-  unsigned num_vbs = 16, num_slots = 8, code_width = 8, num_lookups = 4, num_fwas = 2;
+  unsigned num_vbs = 16, num_slots = 8, code_width = 8, num_lookups = 8, num_fwas = 2;
   static BankOrgTableParams from(const config::Config& cfg);
   // Every field as "key=value ...", keys as in configs/blocks/<block>.json;
   // two Params are equal iff their describe() strings are (the --rtl check).
