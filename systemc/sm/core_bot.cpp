@@ -12,9 +12,12 @@ namespace relgpu::sm {
 // reads, clocks the block once with them, and keeps the grants for the two
 // stages. Writes go first (oldest ready first), then collector reads.
 void Core::bot_arbitrate() {
-  bot_->start(now_);
   bot_reads_.clear();
   bot_writes_.clear();
+  // Nothing to write, read or clock: the block is not clocked (exact, see
+  // BotUnit::cycle), and the next clocked cycle knows the gap.
+  if (wb_.empty() && oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_ && !bot_->wants_cycle()) return;
+  bot_->start(now_);
   std::fill(group_write_.begin(), group_write_.end(), 0);  // per vb here
   std::fill(group_read_.begin(), group_read_.end(), 0);
   std::sort(wb_.begin(), wb_.end(), Core::writeback_order);

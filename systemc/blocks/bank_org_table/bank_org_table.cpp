@@ -9,6 +9,7 @@ namespace relgpu::blocks {
 namespace {
 uint64_t field(uint64_t v, unsigned i, unsigned w) { return (v >> (i * w)) & mask(w); }
 uint32_t wide_field(const Wide& v, unsigned lo, unsigned w) {
+  if (lo % 32 == 0 && w == 32) return lo / 32 < v.size() ? v[lo / 32] : 0;  // a whole word (lk_act_i)
   uint32_t x = 0;
   for (unsigned b = 0; b < w; ++b) x |= uint32_t(wide_bit(v, lo + b)) << b;
   return x;
