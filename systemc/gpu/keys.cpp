@@ -4,6 +4,9 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "reliability/keys.h"
+#include "reliability/rf_delay.h"
+#include "sm/keys.h"
 
 namespace relgpu::gpu {
 
@@ -17,6 +20,21 @@ Clock clock_from_mhz(double mhz) {
 std::vector<Clock> sm_clocks(const config::Config& cfg) {
   size_t n = size_t(cfg.get(kNumSms));
   std::string list = cfg.get(kSmClockList);
+  const std::string pv = cfg.get(reliability::kSmClock);
+  if (pv != "nominal") {
+    if (!list.empty())
+      throw InputError("config keys '" + reliability::kSmClock.name + "' and '" + kSmClockList.name +
+                       "' are both set; each sets the per-SM clocks, set only one");
+    reliability::Scheme scheme = reliability::parse_scheme(pv, reliability::kSmClock.name);
+    // This chip's RF delay over the RF geometry the SMs are built with.
+    reliability::RfGeometry g;
+    g.sms = unsigned(n), g.banks = unsigned(cfg.get(sm::kRfBanks));
+    g.rows = unsigned(cfg.get(sm::kRfEntries)), g.entry_bits = unsigned(cfg.get(sm::kRfEntryBits));
+    reliability::RfDelay rf(cfg, g);
+    std::vector<Clock> out;
+    for (unsigned s = 0; s < n; ++s) out.push_back(clock_from_mhz(cfg.get(kSmClockMhz) * rf.sm(s).f(scheme)));
+    return out;
+  }
   if (list.empty()) return std::vector<Clock>(n, clock_from_mhz(cfg.get(kSmClockMhz)));
   std::string origin;
   for (auto& f : cfg.sources()) origin += (origin.empty() ? " (in " : ", ") + f;

@@ -46,7 +46,9 @@ struct Clock {
 };
 
 Clock clock_from_mhz(double mhz);
-// The clock of each SM: gpu.sm_clock_mhz_list if given, else gpu.sm_clock_mhz.
+// The clock of each SM: gpu.sm_clock_mhz x its RF's relative frequency if
+// pv.sm_clock is not 'nominal' (reliability/rf_delay.h), else
+// gpu.sm_clock_mhz_list if given, else gpu.sm_clock_mhz.
 // Throws InputError naming the key on a malformed or wrong-length list.
 std::vector<Clock> sm_clocks(const config::Config& cfg);
 

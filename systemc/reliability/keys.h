@@ -23,6 +23,15 @@ inline const config::Key<std::string> kFloorplan{
     "to the paper's Fig. 6.2 calibration); 'sm_tiles' = each RF at the centre of its SM's tile on a 4x4-tile die "
     "(RFs a quarter die apart)",
     std::vector<std::string>{"rf_block", "sm_tiles"}};
+inline const config::Key<std::string> kSmClock{
+    "pv.sm_clock", "nominal", "",
+    "per-SM clocks from this chip's register-file delay (reliability/rf_delay.h): each SM runs at "
+    "gpu.sm_clock_mhz x its RF's frequency relative to no variation under the named scheme ('baseline': the "
+    "slowest cell; 'vl_rf' / 'vl_rv' / 'vl_sb': the slowest of the fastest 70% of 32-bit registers / 32-entry "
+    "arrays / sub-banks, at least half the slowest cell). Sets the clock only: the 2-cycle accesses of slow "
+    "registers or sub-banks are not modelled by this key. 'nominal': every SM at gpu.sm_clock_mhz (or "
+    "gpu.sm_clock_mhz_list). Excludes gpu.sm_clock_mhz_list",
+    std::vector<std::string>{"nominal", "baseline", "vl_rf", "vl_rv", "vl_sb"}};
 // Allowed range of rf.vdd: 1.0 is the chip's worst cell (no faults); 0.5 is
 // below every cell of the model at every sigma ratio (all cells fail), so
 // lower values add nothing; up to 1.2 so that guardbanded supplies parse.

@@ -219,4 +219,32 @@ void Variation::vmin_codes(unsigned sm, Code* out) const {
     }
 }
 
+void Variation::read_vth_leff(unsigned sm, float* dvth, float* dleff) const {
+  const unsigned k = kLattice, bits = g_.entry_bits, rows = g_.rows;
+  const unsigned width = bank_cols_ * bits, height = (g_.banks + bank_cols_ - 1) / bank_cols_ * rows;
+  const double* f = field_.data() + size_t(sm) * k * k;
+  const double sv = kVthSigma * kVthNom, sl = kLeffSigma;
+  const uint64_t kv = key(sm, 3), kl = key(sm, 4);
+  for (unsigned b = 0; b < g_.banks; ++b)
+    for (unsigned r = 0; r < rows; ++r) {
+      unsigned y = (b / bank_cols_) * rows + r, xb = (b % bank_cols_) * bits;
+      double fy = (y + 0.5) / height * (k - 1);
+      unsigned j = std::min(unsigned(fy), k - 2);
+      double ty = fy - j;
+      const double* r0 = f + j * k;
+      const double* r1 = r0 + k;
+      uint64_t cell = (uint64_t(b) * rows + r) * bits;
+      for (unsigned i = 0; i < bits; ++i, ++cell) {
+        // Bilinear interpolation, as in vmin_codes.
+        double fx = (xb + i + 0.5) / width * (k - 1);
+        unsigned c = std::min(unsigned(fx), k - 2);
+        double t = fx - c;
+        double s0 = r0[c] + t * (r0[c + 1] - r0[c]), s1 = r1[c] + t * (r1[c + 1] - r1[c]);
+        double sys = split_.sys * (s0 + ty * (s1 - s0));
+        dvth[cell] = float(sv * (sys + split_.rand * inv_normal(uniform(draw(kv, cell)))));
+        dleff[cell] = float(sl * (sys + split_.rand * inv_normal(uniform(draw(kl, cell)))));
+      }
+    }
+}
+
 }  // namespace relgpu::reliability

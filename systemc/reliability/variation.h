@@ -104,6 +104,11 @@ class Variation {
   const RfGeometry& geometry() const { return g_; }
   // Vmin codes of every cell of SM `sm`, index (bank * rows + row) * bits + bit.
   void vmin_codes(unsigned sm, Code* out) const;
+  // Read-path variation of every cell of SM `sm` (index as vmin_codes):
+  // dVth in volts and dLeff / Leff. The systematic part is the field that
+  // drives Vmin; the random parts are drawn apart from write and hold (the
+  // 8T read stack is its own pair of transistors). rf_delay.h uses them.
+  void read_vth_leff(unsigned sm, float* dvth, float* dleff) const;
   // The value a failing cell is stuck at (fixed per cell, independent of Vdd).
   bool stuck_value(unsigned sm, uint64_t cell) const;
   // Systematic field (unit variance) at lattice point i of SM sm (tests).
