@@ -1,5 +1,8 @@
 #include "reliability/rf_delay.h"
 
+#include <map>
+#include <mutex>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -62,6 +65,21 @@ double vl_period(std::vector<double> d, double dmax) {
 }
 
 }  // namespace
+
+std::shared_ptr<const RfDelay> RfDelay::shared(const config::Config& cfg, const RfGeometry& g) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<const RfDelay>> live;
+  const std::string k = std::to_string(cfg.get(kChipSeed)) + '|' + cfg.get(kSigmaRatio) + '|' + cfg.get(kFloorplan) +
+                        '|' + std::to_string(g.sms) + ',' + std::to_string(g.banks) + ',' + std::to_string(g.rows) +
+                        ',' + std::to_string(g.entry_bits);
+  std::lock_guard<std::mutex> lock(mu);
+  std::shared_ptr<const RfDelay> d = live[k].lock();
+  if (!d) {
+    d = std::make_shared<const RfDelay>(cfg, g);
+    live[k] = d;
+  }
+  return d;
+}
 
 RfDelay::RfDelay(const config::Config& cfg, const RfGeometry& g)
     : RfDelay(uint64_t(cfg.get(kChipSeed)), parse_sigma_ratio(cfg.get(kSigmaRatio), kSigmaRatio.name), g,

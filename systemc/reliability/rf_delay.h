@@ -23,6 +23,7 @@
 // SM frequency = 1/T; chip frequency = the mean over the SMs.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ class RfDelay {
  public:
   // pv.chip_seed, pv.sigma_ratio, pv.floorplan; g: the RF of every SM.
   RfDelay(const config::Config& cfg, const RfGeometry& g);
+  // The RfDelay of this config and geometry, shared by everyone who asks
+  // while one is alive (the SMs of one GPU), so it is built once.
+  static std::shared_ptr<const RfDelay> shared(const config::Config& cfg, const RfGeometry& g);
   RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan fp = Floorplan::kRfBlock,
           double vdd = kVdd);
 

@@ -35,14 +35,22 @@ std::vector<bool> parse_sbs(const std::string& text, unsigned nsbs) {
 }
 }  // namespace
 
-BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps)
+BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps,
+                 const std::vector<double>* sb_delay, const std::vector<bool>* sb_slow)
     : sm_(sm_id), banks_(banks), p_(blocks::BankOrgTableParams::from(cfg)) {
   if (p_.num_vbs != banks)
     throw InputError("bot.enable: blocks.bank_org_table.num_vbs (" + std::to_string(p_.num_vbs) +
                      ") must equal rf.num_banks (" + std::to_string(banks) + ")");
   ports_ = p_.num_lookups;
   slots_ = p_.num_slots;
-  slow_ = parse_sbs(cfg.get(kBotSlowSbs), p_.num_sbs());
+  if (cfg.get(kBotSlowSbs) == "pv") {
+    if (!sb_delay || !sb_slow || sb_delay->size() != p_.num_sbs() || sb_slow->size() != p_.num_sbs())
+      throw std::logic_error("bot: bot.slow_sbs=pv without this SM's sub-bank delays");
+    slow_ = *sb_slow;
+    delay_ = *sb_delay;
+  } else {
+    slow_ = parse_sbs(cfg.get(kBotSlowSbs), p_.num_sbs());
+  }
   rf_bro_ = cfg.get(kBotPairing) == "rf_bro";
   renaming_ = cfg.get(kBotRenaming);
   fwas_ = cfg.get(kBotFwas);
@@ -57,8 +65,13 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
 std::vector<uint32_t> BotUnit::rom() const {
   std::vector<unsigned> order(p_.num_sbs());
   std::iota(order.begin(), order.end(), 0u);
-  // RF-BRO: fastest first (fast before slow, then by id), consecutive pairs.
-  if (rf_bro_) std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return !slow_[a] && slow_[b]; });
+  // RF-BRO: fastest first (by delay with pv, else fast before slow; ties
+  // by id), consecutive pairs.
+  if (rf_bro_)
+    std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
+      if (slow_[a] != slow_[b]) return !slow_[a];
+      return !delay_.empty() && delay_[a] < delay_[b];
+    });
   std::vector<uint32_t> words;
   for (unsigned v = 0; v < banks_; ++v) {
     blocks::BankOrgTableModel::Entry e{order[2 * v], order[2 * v + 1], bool(slow_[order[2 * v]]),

@@ -48,9 +48,10 @@ inline const config::Key<std::string> kBotPairing{
     "sorted fastest first and paired in order, so fast vbs come first (RF-BRO, spec 002 §2)",
     std::vector<std::string>{"identity", "rf_bro"}};
 inline const config::Key<std::string> kBotSlowSbs{
-    "bot.slow_sbs", "", "sub-bank ids",
-    "sub-banks that take 2 cycles (VL-SB's slow class), comma separated, 0 .. 2 x rf.num_banks - 1, the "
-    "same on every SM; empty = none"};
+    "bot.slow_sbs", "", "sub-bank ids or 'pv'",
+    "sub-banks that take 2 cycles (VL-SB's slow class): 'pv' = per SM, the slowest 30% of its sub-banks under "
+    "this chip's process variation (reliability/rf_delay.h; RF-BRO then sorts by those delays); or sub-bank ids, "
+    "comma separated, 0 .. 2 x rf.num_banks - 1, the same on every SM; empty = none"};
 inline const config::Key<bool> kBotFwas{
     "bot.fwas", false, "",
     "FWAS (spec 002 §4): each scheduler issues ready fast instructions first (every register they read or "
@@ -61,8 +62,10 @@ inline const config::Key<bool> kBotRenaming{
 
 class BotUnit final : public BankMap {
  public:
-  // One SM's unit: `banks` RF banks (= vbs), `max_warps` warp slots.
-  BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps);
+  // One SM's unit: `banks` RF banks (= vbs), `max_warps` warp slots; `pv`:
+  // this SM's sub-bank delays when bot.slow_sbs is 'pv' (else unused).
+  BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps,
+          const std::vector<double>* sb_delay = nullptr, const std::vector<bool>* sb_slow = nullptr);
 
   // Per-launch stats restart; the first launch queues the power-on ROM copy.
   void begin_launch();
@@ -114,6 +117,7 @@ class BotUnit final : public BankMap {
   blocks::BankOrgTableParams p_;
   std::unique_ptr<blocks::Instance<blocks::BankOrgTableBlock>> bot_;
   std::vector<bool> slow_;             // per sub-bank
+  std::vector<double> delay_;          // per sub-bank: RF-BRO's sort key (pv), else empty
   bool rf_bro_, renaming_, fwas_, powered_ = false;
   std::vector<Tr> tr_;                 // slot-major
   std::vector<uint8_t> ws_slot_;       // warp slot -> CTA slot

@@ -9,6 +9,7 @@
 #include "mem/loscache.h"
 #include "ptx/analysis.h"
 #include "reliability/keys.h"
+#include "reliability/rf_delay.h"
 
 namespace relgpu::sm {
 
@@ -92,7 +93,14 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     if (rf_.entry_bits() != 1024)
       throw InputError("bot.enable needs rf.entry_bits=1024 (a bank = two 512-bit sub-banks), got " +
                        std::to_string(rf_.entry_bits()));
-    bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_);
+    const reliability::SbDelays* pv = nullptr;
+    if (cfg.get(kBotSlowSbs) == "pv") {  // this chip's RF delay (one per GPU, shared)
+      reliability::RfGeometry g = chip_->geometry();
+      bot_delay_ = reliability::RfDelay::shared(cfg, g);
+      pv = &bot_delay_->sm(id_);
+    }
+    bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv ? &pv->sb : nullptr,
+                                     pv ? &pv->slow : nullptr);
     if (max_ctas_ > unsigned(cfg.get(blocks::bank_org_table_keys::kNumSlots)))
       throw InputError("bot.enable: sm.max_ctas (" + std::to_string(max_ctas_) +
                        ") exceeds blocks.bank_org_table.num_slots");

@@ -31,6 +31,7 @@
 #include "power/rf_energy.h"
 #include "sm/bot_unit.h"
 #include "reliability/chip.h"
+#include "reliability/rf_delay.h"
 #include "sm/grguard.h"
 #include "sm/ro_cache.h"
 #include "sm/keys.h"
@@ -272,6 +273,7 @@ class Core final : public SmCore {
 
   // ---- Bank organization (sm/bot_unit.h): the arbitration on vbs ----
   std::unique_ptr<BotUnit> bot_;       // null when bot.enable is false
+  std::shared_ptr<const reliability::RfDelay> bot_delay_;  // bot.slow_sbs=pv: this chip's RF delay
   struct BotRead { Inst* in; uint8_t slot; uint8_t vb; unsigned grant; };
   std::vector<BotRead> bot_reads_;     // this cycle's granted reads
   std::vector<std::pair<Inst*, unsigned>> bot_writes_;  // granted writes: first grant

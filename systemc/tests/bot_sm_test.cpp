@@ -231,3 +231,18 @@ TEST(BotTiming, FwasIssuesFastInstructionsFirst) {
   EXPECT_GT(fast, 0u);
   EXPECT_LT(fast, r.stat("warp_insn")) << "some instructions touch the 5 slow vbs";
 }
+
+// bot.slow_sbs=pv: each SM's slowest 30% of sub-banks (10 of 32) from its
+// chip's RF delay. RF-BRO pairs them into 5 slow vbs on every chip, so a run
+// that uses every bank evenly sees about 5/16 slow accesses; plain VL-SB's
+// share depends on where the chip's slow sub-banks fall (at least 5/16).
+TEST(BotTiming, ProcessVariationPicksTheSlowSubBanks) {
+  for (const char* chip : {"pv.chip_seed=1", "pv.chip_seed=2"}) {
+    Timed bro = run_chain({"bot.pairing=rf_bro", "bot.slow_sbs=pv", chip}, 64);
+    Timed vlsb = run_chain({"bot.pairing=identity", "bot.slow_sbs=pv", chip}, 64);
+    EXPECT_TRUE(bro.right && vlsb.right);
+    EXPECT_NEAR(double(bro.slow) / double(bro.lookups), 5.0 / 16, 0.08) << chip;
+    EXPECT_GE(double(vlsb.slow) / double(vlsb.lookups), 5.0 / 16 - 0.08) << chip;
+    EXPECT_GE(vlsb.cycles, bro.cycles) << chip;
+  }
+}
