@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ctest report_from_store: scripts/report on a tiny store.
 
-Cuts regress/grguard.json and regress/loscache.json down to two workloads
+Cuts regress/grguard.json, regress/loscache.json and regress/rf_variation.json down to two workloads
 and one chip per sigma ratio (plus one run that fails, to be listed), runs
 both as campaigns into one store, and checks that scripts/report builds each
 report from it: markdown tables with the numbers the store holds, the plots,
@@ -38,8 +38,9 @@ def tiny(mech):
         if "sm.scheduler" in sw:
             sw["sm.scheduler"] = ["gto"]
         runs.append(r)
-    if mech == "loscache":
+    if mech in ("loscache", "rf_variation"):
         spec["defaults"]["size"] = "small"  # default sizes take minutes per run
+    if mech == "loscache":
         runs.append({"name": "broken", "workload": "vecops", "set": {"func.max_warp_insn": 1}})
     spec["runs"] = runs
     cfg = spec["defaults"]["config"]  # relative to the repository, which the copy is not in
@@ -64,7 +65,7 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="relgpu_report_") as tmp:
         store = os.path.join(tmp, "runs.db")
-        for mech in ("grguard", "loscache"):
+        for mech in ("grguard", "loscache", "rf_variation"):
             spec = os.path.join(tmp, f"{mech}.json")
             with open(spec, "w") as f:
                 json.dump(tiny(mech), f)
@@ -75,9 +76,9 @@ def main():
 
         db = sqlite3.connect(store)
         done = dict(db.execute("SELECT campaign, count(*) FROM runs WHERE status = 'done' GROUP BY campaign"))
-        check(done == {"grguard": 12, "loscache": 6}, f"runs done per campaign: {done}")
+        check(done == {"grguard": 12, "loscache": 6, "rf_variation": 12}, f"runs done per campaign: {done}")
         out = os.path.join(tmp, "out")
-        for mech in ("grguard", "loscache"):
+        for mech in ("grguard", "loscache", "rf_variation"):
             r = report([mech, "--store", store, "--out", out])
             check(r.returncode == 0, f"scripts/report {mech} exit {r.returncode}", r.stdout + r.stderr)
             md = open(os.path.join(out, f"{mech}.md")).read()
@@ -107,6 +108,14 @@ def main():
               "loscache characterisation and ablation sections", md)
         check("Campaign time: " in md and "--run -j N" in md, "loscache campaign time and rerun command", md)
 
+        md = open(os.path.join(out, "rf_variation.md")).read()
+        cyc = db.execute("SELECT json_extract(stats, '$.gpu_sim_cycle') FROM runs WHERE campaign = 'rf_variation' "
+                         "AND name = 'base/matmul'").fetchone()
+        check(cyc and f"| matmul | {cyc[0]:,} |" in md, f"rf_variation matmul base cycles {cyc}", md)
+        check(re.search(r"^\| IPC, VL-SB \+ RF-BRO \| -9% \| [-+]\d+\.\d% \|", md, re.M), "rf_variation summary row", md)
+        check("Campaign time: " in md and "scripts/report rf_variation --store FILE --run" in md,
+              "rf_variation campaign time", md)
+
         r = report(["grguard", "--store", os.path.join(tmp, "nope.db")])
         check(r.returncode == 2 and "nope.db: no such store" in r.stderr, "missing store", r.stderr)
         bad = os.path.join(tmp, "bad.db")
@@ -115,7 +124,7 @@ def main():
         r = report(["grguard", "--store", bad])
         check(r.returncode == 2 and "bad.db: not a relgpu campaign store" in r.stderr, "not a store", r.stderr)
         r = report(["loscache", "--store", store, "--campaign", "other"])
-        check(r.returncode == 2 and "no campaign 'other' in the store (it has: grguard, loscache)" in r.stderr,
+        check(r.returncode == 2 and "no campaign 'other' in the store (it has: grguard, loscache, rf_variation)" in r.stderr,
               "missing campaign", r.stderr)
     print("PASSED")
 
