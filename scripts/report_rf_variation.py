@@ -139,6 +139,17 @@ def write(runs, out, missing=()):
         rows.append(["mean", f"{mean(vals):.3f}", f"{ipc['vlsb_bro']:.3f}"])
         md += ["## Ablation: every sub-bank slow (how much a 2-cycle RF can cost here)", "",
                table(["workload", "IPC, all 32 sub-banks slow", "IPC, VL-SB + RF-BRO"], rows), ""]
+    p4 = {k[0]: r for k, r in by.get("ports4", {}).items()}
+    keys = [w for w in wls if w in p4 and rel("bot", w)]
+    if keys:
+        eight = {k[0]: r for k, r in by.get("bot", {}).items()}
+        rows = [[w, f"{rel('bot', w):.3f}", f"{base[w]['gpu_sim_cycle'] / cycles(p4[w]):.3f}",
+                 pct(bot(eight[w], "port_waits") / bot(eight[w], "lookups")),
+                 pct(bot(p4[w], "port_waits") / bot(p4[w], "lookups"))] for w in keys]
+        md += ["## Ablation: translation ports of the BOT (no slow sub-bank)", "",
+               "Each granted RF access spends one lookup port of the block; accesses beyond the ports wait a cycle.", "",
+               table(["workload", "IPC, 8 ports (default)", "IPC, 4 ports", "waits per access, 8", "waits per access, 4"],
+                     rows), ""]
     cb = {k[0]: r for k, r in by.get("clk_base", {}).items()}
     cp = {k[0]: r for k, r in by.get("clk_pvopt", {}).items()}
     keys = [w for w in wls if w in cb and w in cp]
