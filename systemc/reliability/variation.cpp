@@ -176,17 +176,13 @@ uint64_t Variation::key(unsigned sm, unsigned mode) const {
 
 bool Variation::stuck_value(unsigned sm, uint64_t cell) const { return draw(key(sm, 2), cell) & 1; }
 
-void Variation::vmin_codes(unsigned sm, Code* out) const {
+// Calls f(cell, field) for every cell of SM sm's RF in cell order, with the
+// systematic field (unit variance) bilinearly interpolated at the cell.
+template <class F>
+void Variation::each_cell(unsigned sm, F&& f) const {
   const unsigned k = kLattice, bits = g_.entry_bits, rows = g_.rows;
   const unsigned width = bank_cols_ * bits, height = (g_.banks + bank_cols_ - 1) / bank_cols_ * rows;
-  const double* f = field_.data() + size_t(sm) * k * k;
-  const double vw0 = kVthNom + kWriteMargin, cl = kWriteMargin / kAlpha;
-  const double sv = kVthSigma * kVthNom, sl = kLeffSigma;
-  const double kr = std::sqrt(sv * sv + cl * cl * sl * sl), ks = sv + cl * sl;
-  const double rw = split_.rand * kr, rh = split_.rand * kr * std::sqrt(2.0), qs = split_.sys * ks;
-  // Hold is drawn only where it can matter: with uh <= u3 its z is <= 3.
-  const double u3 = 0.99865010196837, hold_cap = kHold0 + 3 * rh;
-  const uint64_t kw = key(sm, 0), kh = key(sm, 1);
+  const double* fl = field_.data() + size_t(sm) * k * k;
   // Column weights of the bilinear interpolation (same for every row).
   std::vector<unsigned> ci(width);
   std::vector<double> ct(width);
@@ -201,50 +197,44 @@ void Variation::vmin_codes(unsigned sm, Code* out) const {
       double fy = (y + 0.5) / height * (k - 1);
       unsigned j = std::min(unsigned(fy), k - 2);
       double ty = fy - j;
-      const double* r0 = f + j * k;
+      const double* r0 = fl + j * k;
       const double* r1 = r0 + k;
       uint64_t cell = (uint64_t(b) * rows + r) * bits;
-      Code* o = out + cell;
       for (unsigned i = 0; i < bits; ++i, ++cell) {
         unsigned x = xb + i, c = ci[x];
         double t = ct[x];
         double s0 = r0[c] + t * (r0[c + 1] - r0[c]), s1 = r1[c] + t * (r1[c + 1] - r1[c]);
-        double sys = qs * (s0 + ty * (s1 - s0));
-        double v = vw0 + rw * inv_normal(uniform(draw(kw, cell))) + sys;
-        double uh = uniform(draw(kh, cell));
-        if (uh > u3 || hold_cap + sys > v) v = std::max(v, kHold0 + rh * inv_normal(uh) + sys);
-        double q = std::ceil(v / kStep);
-        o[i] = Code(std::clamp(q, 0.0, 65535.0));
+        f(cell, s0 + ty * (s1 - s0));
       }
     }
 }
 
+void Variation::vmin_codes(unsigned sm, Code* out) const {
+  const double vw0 = kVthNom + kWriteMargin, cl = kWriteMargin / kAlpha;
+  const double sv = kVthSigma * kVthNom, sl = kLeffSigma;
+  const double kr = std::sqrt(sv * sv + cl * cl * sl * sl), ks = sv + cl * sl;
+  const double rw = split_.rand * kr, rh = split_.rand * kr * std::sqrt(2.0), qs = split_.sys * ks;
+  // Hold is drawn only where it can matter: with uh <= u3 its z is <= 3.
+  const double u3 = 0.99865010196837, hold_cap = kHold0 + 3 * rh;
+  const uint64_t kw = key(sm, 0), kh = key(sm, 1);
+  each_cell(sm, [&](uint64_t cell, double field) {
+    double sys = qs * field;
+    double v = vw0 + rw * inv_normal(uniform(draw(kw, cell))) + sys;
+    double uh = uniform(draw(kh, cell));
+    if (uh > u3 || hold_cap + sys > v) v = std::max(v, kHold0 + rh * inv_normal(uh) + sys);
+    double q = std::ceil(v / kStep);
+    out[cell] = Code(std::clamp(q, 0.0, 65535.0));
+  });
+}
+
 void Variation::read_vth_leff(unsigned sm, float* dvth, float* dleff) const {
-  const unsigned k = kLattice, bits = g_.entry_bits, rows = g_.rows;
-  const unsigned width = bank_cols_ * bits, height = (g_.banks + bank_cols_ - 1) / bank_cols_ * rows;
-  const double* f = field_.data() + size_t(sm) * k * k;
   const double sv = kVthSigma * kVthNom, sl = kLeffSigma;
   const uint64_t kv = key(sm, 3), kl = key(sm, 4);
-  for (unsigned b = 0; b < g_.banks; ++b)
-    for (unsigned r = 0; r < rows; ++r) {
-      unsigned y = (b / bank_cols_) * rows + r, xb = (b % bank_cols_) * bits;
-      double fy = (y + 0.5) / height * (k - 1);
-      unsigned j = std::min(unsigned(fy), k - 2);
-      double ty = fy - j;
-      const double* r0 = f + j * k;
-      const double* r1 = r0 + k;
-      uint64_t cell = (uint64_t(b) * rows + r) * bits;
-      for (unsigned i = 0; i < bits; ++i, ++cell) {
-        // Bilinear interpolation, as in vmin_codes.
-        double fx = (xb + i + 0.5) / width * (k - 1);
-        unsigned c = std::min(unsigned(fx), k - 2);
-        double t = fx - c;
-        double s0 = r0[c] + t * (r0[c + 1] - r0[c]), s1 = r1[c] + t * (r1[c + 1] - r1[c]);
-        double sys = split_.sys * (s0 + ty * (s1 - s0));
-        dvth[cell] = float(sv * (sys + split_.rand * inv_normal(uniform(draw(kv, cell)))));
-        dleff[cell] = float(sl * (sys + split_.rand * inv_normal(uniform(draw(kl, cell)))));
-      }
-    }
+  each_cell(sm, [&](uint64_t cell, double field) {
+    double sys = split_.sys * field;
+    dvth[cell] = float(sv * (sys + split_.rand * inv_normal(uniform(draw(kv, cell)))));
+    dleff[cell] = float(sl * (sys + split_.rand * inv_normal(uniform(draw(kl, cell)))));
+  });
 }
 
 }  // namespace relgpu::reliability

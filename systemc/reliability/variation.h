@@ -124,6 +124,8 @@ class Variation {
 
  private:
   uint64_t key(unsigned sm, unsigned mode) const;
+  template <class F>
+  void each_cell(unsigned sm, F&& f) const;
   RfGeometry g_;
   uint64_t seed_;
   SigmaSplit split_;

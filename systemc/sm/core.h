@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "power/rf_energy.h"
-#include "sm/bot_unit.h"
 #include "reliability/chip.h"
 #include "reliability/rf_delay.h"
+#include "sm/bot_unit.h"
 #include "sm/grguard.h"
 #include "sm/ro_cache.h"
 #include "sm/keys.h"
