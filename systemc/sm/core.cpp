@@ -92,7 +92,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     if (cfg.get(kGrGuardEnable)) throw InputError("bot.enable and grguard.enable cannot be combined");
     if (rf_.entry_bits() != 1024)
       throw InputError("bot.enable needs rf.entry_bits=1024 (a bank = two 512-bit sub-banks), got " +
-                       std::to_string(rf_.entry_bits()));
+                       std::to_string(rf_.entry_bits()) + " (configs/fermi_16bank.json has the paper's RF)");
     const reliability::SbDelays* pv = nullptr;
     if (cfg.get(kBotSlowSbs) == "pv") {  // this chip's RF delay (one per GPU, shared)
       reliability::RfGeometry g = chip_->geometry();
