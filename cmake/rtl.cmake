@@ -42,14 +42,26 @@ function(relgpu_block_gparams file block out)
   set(${out} ${args} PARENT_SCOPE)
 endfunction()
 
-# relgpu_verilator_sanitize(): call after verilate() in each directory that
-# compiles the Verilator runtime. Under RELGPU_SANITIZE, gtkwave's FST writer
-# (fstapi.c, included by verilated_fst_c.cpp) stores words at unaligned
-# addresses, which x86 allows and UBSan reports: third-party code, so that
-# one check is off for that one file.
+# relgpu_verilator_sanitize(TARGET...): call after the verilate() calls for
+# each TARGET, in the directory that compiles them. Under RELGPU_SANITIZE,
+# UBSan checks are off for Verilator's third-party code only: gtkwave's FST
+# writer (fstapi.c, included by verilated_fst_c.cpp) stores words at
+# unaligned addresses (x86 allows it) and shifts negative values left
+# (undefined before C++20; gcc does the arithmetic shift); the trace code
+# Verilator generates (V*__Trace__*.cpp, with verilated_trace.h inlined)
+# loads 64-bit values from its 4-byte aligned buffer (chgQData).
 function(relgpu_verilator_sanitize)
-  if(RELGPU_SANITIZE)
-    set_source_files_properties(${VERILATOR_ROOT}/include/verilated_fst_c.cpp
-                                PROPERTIES COMPILE_OPTIONS -fno-sanitize=alignment)
+  if(NOT RELGPU_SANITIZE)
+    return()
   endif()
+  set_source_files_properties(${VERILATOR_ROOT}/include/verilated_fst_c.cpp
+                              PROPERTIES COMPILE_OPTIONS -fno-sanitize=alignment,shift)
+  foreach(target ${ARGN})
+    get_target_property(srcs ${target} SOURCES)
+    foreach(src ${srcs})
+      if(src MATCHES "__Trace__")
+        set_property(SOURCE ${src} APPEND PROPERTY COMPILE_OPTIONS -fno-sanitize=alignment)
+      endif()
+    endforeach()
+  endforeach()
 endfunction()

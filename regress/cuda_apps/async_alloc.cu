@@ -44,6 +44,8 @@ int main() {
       EXPECT(hp[r * pitch + c] == (r < 20 && c < 100 ? 0x7f : 0), "(%d,%d) = %d", r, c, hp[r * pitch + c]);
   EXPECT(cudaMemset2DAsync(p, pitch, 0, pitch + 1, 1, a) == cudaErrorInvalidPitchValue, "width > pitch accepted");
   CHECK(cudaFree(p));
+  delete[] h;
+  delete[] hp;
   std::printf("async_alloc: PASS\n");
   return 0;
 }

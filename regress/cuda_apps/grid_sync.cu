@@ -55,6 +55,7 @@ int main() {
   cudaError_t e = cudaLaunchCooperativeKernel((void*)phases, dim3(ctas + 1), dim3(kThreads), args, 0, 0);
   EXPECT(e == cudaErrorCooperativeLaunchTooLarge, "got %s", cudaGetErrorName(e));
   EXPECT(cudaGetLastError() == cudaErrorCooperativeLaunchTooLarge, "last error");
+  delete[] h;
   std::printf("grid_sync: PASS (%d CTAs x %d rounds)\n", ctas, rounds);
   return 0;
 }

@@ -73,6 +73,7 @@ int main() {
   int* s = new int[items];
   CHECK(cudaMemcpy(s, seen, items * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < items; ++i) EXPECT(s[i] == 1, "item %d came out %d times", i, s[i]);
+  delete[] s;
   std::printf("lockfree_queue: PASS (%d items through a %u-slot ring)\n", items, kRing);
   return 0;
 }
