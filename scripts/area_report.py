@@ -91,7 +91,7 @@ COMPONENTS = {
     "bank_org_table": [
         ("BOT", "16 x 12 b table, write port, re-organization writes, hybrid swaps", ["bot_mem_q"]),
         ("renaming table", "8 x 16 x 4 b table, fill at block dispatch", ["rt_mem_q"]),
-        ("translation ports", "4 x (RT read, BOT read, busy), stall", ["lk_vb_o", "lk_sba_o", "lk_sbb_o",
+        ("translation ports", "8 x (RT read, BOT read, busy), stall", ["lk_vb_o", "lk_sba_o", "lk_sbb_o",
                                                                      "lk_spd_o", "lk_busy_o", "stall_o"]),
         ("FWAS ports", "2 x (RT read, fast bit), fast-bank count", ["fw_fast_o", "nfast_o"]),
         ("sensor sorter", "32 sensor codes, taken mask, sort/swap FSM", ["code_q", "thr_q", "taken_q", "k_q",
