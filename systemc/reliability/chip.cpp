@@ -1,12 +1,11 @@
 #include "reliability/chip.h"
 
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <sstream>
 
 #include "common/error.h"
 #include "reliability/keys.h"
+#include "reliability/shared_cache.h"
 
 namespace relgpu::reliability {
 
@@ -103,20 +102,12 @@ void Chip::build(uint64_t seed, SigmaSplit split, Floorplan fp, OperatingPoint o
 }
 
 std::shared_ptr<const Chip> Chip::shared(const config::Config& cfg, const RfGeometry& g) {
-  static std::mutex mu;
-  static std::map<std::string, std::weak_ptr<const Chip>> live;
   OperatingPoint op = operating_point(cfg);
   std::ostringstream k;
   k.precision(17);
   k << cfg.get(kChipSeed) << '|' << cfg.get(kSigmaRatio) << '|' << cfg.get(kFloorplan) << '|' << g.sms << ',' << g.banks << ',' << g.rows << ','
     << g.entry_bits << '|' << op.by_rate << ',' << op.vdd << ',' << op.rate;
-  std::lock_guard<std::mutex> lock(mu);
-  std::shared_ptr<const Chip> c = live[k.str()].lock();
-  if (!c) {
-    c = std::make_shared<const Chip>(cfg, g);
-    live[k.str()] = c;
-  }
-  return c;
+  return shared_by_key<Chip>(k.str(), [&] { return std::make_shared<const Chip>(cfg, g); });
 }
 
 }  // namespace relgpu::reliability

@@ -1,14 +1,12 @@
 #include "reliability/rf_delay.h"
 
-#include <map>
-#include <mutex>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "common/error.h"
 #include "reliability/keys.h"
+#include "reliability/shared_cache.h"
 
 namespace relgpu::reliability {
 
@@ -67,18 +65,10 @@ double vl_period(std::vector<double> d, double dmax) {
 }  // namespace
 
 std::shared_ptr<const RfDelay> RfDelay::shared(const config::Config& cfg, const RfGeometry& g) {
-  static std::mutex mu;
-  static std::map<std::string, std::weak_ptr<const RfDelay>> live;
   const std::string k = std::to_string(cfg.get(kChipSeed)) + '|' + cfg.get(kSigmaRatio) + '|' + cfg.get(kFloorplan) +
                         '|' + std::to_string(g.sms) + ',' + std::to_string(g.banks) + ',' + std::to_string(g.rows) +
                         ',' + std::to_string(g.entry_bits);
-  std::lock_guard<std::mutex> lock(mu);
-  std::shared_ptr<const RfDelay> d = live[k].lock();
-  if (!d) {
-    d = std::make_shared<const RfDelay>(cfg, g);
-    live[k] = d;
-  }
-  return d;
+  return shared_by_key<RfDelay>(k, [&] { return std::make_shared<const RfDelay>(cfg, g); });
 }
 
 RfDelay::RfDelay(const config::Config& cfg, const RfGeometry& g)

@@ -106,7 +106,6 @@ class BotUnit final : public BankMap {
   void halves(unsigned ws, unsigned group, unsigned& a, unsigned& b) const override;
 
   config::json stats() const;
-  const std::vector<bool>& slow_sbs() const { return slow_; }
 
  private:
   struct Lookup { unsigned slot, bank; uint32_t act; };

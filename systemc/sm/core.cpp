@@ -93,6 +93,9 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     if (rf_.entry_bits() != 1024)
       throw InputError("bot.enable needs rf.entry_bits=1024 (a bank = two 512-bit sub-banks), got " +
                        std::to_string(rf_.entry_bits()) + " (configs/fermi_16bank.json has the paper's RF)");
+    if (max_ctas_ > unsigned(cfg.get(blocks::bank_org_table_keys::kNumSlots)))
+      throw InputError("bot.enable: sm.max_ctas (" + std::to_string(max_ctas_) +
+                       ") exceeds blocks.bank_org_table.num_slots");
     const reliability::SbDelays* pv = nullptr;
     if (cfg.get(kBotSlowSbs) == "pv") {  // this chip's RF delay (one per GPU, shared)
       reliability::RfGeometry g = chip_->geometry();
@@ -101,9 +104,6 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     }
     bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv ? &pv->sb : nullptr,
                                      pv ? &pv->slow : nullptr);
-    if (max_ctas_ > unsigned(cfg.get(blocks::bank_org_table_keys::kNumSlots)))
-      throw InputError("bot.enable: sm.max_ctas (" + std::to_string(max_ctas_) +
-                       ") exceeds blocks.bank_org_table.num_slots");
     regs_.set_bank_map(bot_.get());
   }
   if (cfg.get(kGrGuardEnable)) gr_ = std::make_unique<GrGuard>(*this, cfg);

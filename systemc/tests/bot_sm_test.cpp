@@ -109,7 +109,8 @@ TEST(BotData, AFlipOutsideTheMappedHalvesChangesNothing) {
 namespace {
 // A compute loop over many registers, `threads` per CTA, 8 CTAs.
 struct Timed {
-  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0;
+  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0, fast_issues = 0;
+  std::vector<uint64_t> sb_access;  // per sub-bank
   bool right = true;
 };
 Timed run_chain(std::initializer_list<std::string> keys, unsigned threads) {
@@ -143,6 +144,8 @@ Timed run_chain(std::initializer_list<std::string> keys, unsigned threads) {
   t.slow = b["slow_accesses"].get<uint64_t>();
   t.lookups = b["lookups"].get<uint64_t>();
   t.fills = b["rt_fills"].get<uint64_t>();
+  t.fast_issues = b["fwas_fast_issues"].get<uint64_t>();
+  t.sb_access = b["sb_accesses"].get<std::vector<uint64_t>>();
   return t;
 }
 const char* kTenSlow = "bot.slow_sbs=1,3,5,7,9,11,13,15,17,19";  // one slow half in banks 0-9
@@ -193,6 +196,19 @@ TEST(BotTiming, RenamingFillsARowPerCta) {
   EXPECT_EQ(ren.fills, 8u);
   EXPECT_EQ(plain.fills, 0u);
   EXPECT_EQ(ren.lookups, plain.lookups);
+  // The CTAs' banks land on other sub-banks than without renaming.
+  EXPECT_NE(ren.sb_access, plain.sb_access);
+}
+
+// FWAS changes the issue order: with 8 CTAs of warps whose instructions hit
+// fast and slow vbs, fast ones go first and the run takes other cycles.
+TEST(BotTiming, FwasChangesTheIssueOrder) {
+  Timed fwas = run_chain({"bot.pairing=rf_bro", kTenSlow, "bot.fwas=true"}, 64);
+  Timed lrr = run_chain({"bot.pairing=rf_bro", kTenSlow}, 64);
+  EXPECT_TRUE(fwas.right);
+  EXPECT_GT(fwas.fast_issues, 0u);
+  EXPECT_EQ(lrr.fast_issues, 0u);
+  EXPECT_NE(fwas.cycles, lrr.cycles);
 }
 
 // Bad configurations are input errors naming the key.
