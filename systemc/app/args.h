@@ -81,5 +81,6 @@ int cmd_config(Args& a);
 int cmd_regress(Args& a);  // app/regress.cpp
 int cmd_exec(Args& a);     // app/exec.cpp
 int cmd_campaign(Args& a); // app/campaign.cpp
+int cmd_rf_age(Args& a);   // app/rf_age.cpp
 
 }  // namespace relgpu::app

@@ -26,6 +26,8 @@ commands:
   campaign run SPEC.json --store FILE
                             run many runs, resumable, into an SQLite store; locally or
                             as Slurm job arrays (relgpu campaign --help)
+  rf-age --store FILE       NBTI aging of the register files of many chips under the baseline,
+                            PV-opt and NBTI-opt bank organisations (relgpu rf-age --help)
   exec [options] -- ./app   run a CUDA program (nvcc -cudart shared) on the simulated GPU (relgpu exec --help)
 
 options:
@@ -53,6 +55,7 @@ static int dispatch(int argc, char** argv) {
   if (cmd == "regress") return cmd_regress(a);
   if (cmd == "exec") return cmd_exec(a);
   if (cmd == "campaign") return cmd_campaign(a);
+  if (cmd == "rf-age") return cmd_rf_age(a);
   throw InputError("unknown command '" + cmd + "' (see `relgpu --help`)");
 }
 

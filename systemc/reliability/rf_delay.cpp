@@ -75,7 +75,23 @@ RfDelay::RfDelay(const config::Config& cfg, const RfGeometry& g)
     : RfDelay(uint64_t(cfg.get(kChipSeed)), parse_sigma_ratio(cfg.get(kSigmaRatio), kSigmaRatio.name), g,
               parse_floorplan(cfg.get(kFloorplan), kFloorplan.name)) {}
 
-RfDelay::RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan fp, double vdd) : g_(g) {
+namespace {
+// Adds (v, l) to a Pareto front kept sorted by dvth descending (so dleff
+// ascending): dominated iff some point has dvth >= v and dleff >= l.
+void add_to_front(std::vector<CellPv>& f, float v, float l) {
+  size_t i = 0;
+  while (i < f.size() && f[i].dvth >= v) ++i;  // f[0, i): dvth >= v
+  if (i > 0 && f[i - 1].dleff >= l) return;
+  // Drop the points the new one dominates: dvth <= v and dleff <= l.
+  size_t j = i;
+  while (j < f.size() && f[j].dleff <= l) ++j;
+  f.erase(f.begin() + i, f.begin() + j);
+  f.insert(f.begin() + i, CellPv{v, l});
+}
+}  // namespace
+
+RfDelay::RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan fp, double vdd, bool keep_fronts)
+    : g_(g) {
   const unsigned bits = g.entry_bits, rows = g.rows, regs = bits / 32, nsb = 2 * g.banks;
   const unsigned entries = g.banks * rows;
   // Two sub-banks of whole 32-bit registers per bank; arrays of rows / 2
@@ -91,6 +107,7 @@ RfDelay::RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan
     SbDelays d;
     d.sb.assign(nsb, 0.0);
     d.half.assign(size_t(nsb) * rows, 0.0);
+    if (keep_fronts) d.front.assign(nsb, {});
     for (unsigned e = 0; e < entries; ++e) {
       const unsigned b = e / rows, r = e % rows;
       double emax = 0;
@@ -99,7 +116,10 @@ RfDelay::RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan
         double m = 0;
         for (unsigned i = 0; i < 32; ++i) m = std::max(m, cell_delay(dvth[c + i], dleff[c + i], vdd));
         reg[size_t(e) * regs + l] = m;
-        double& h = d.half[size_t(2 * b + l / (regs / 2)) * rows + r];
+        const unsigned sb = 2 * b + l / (regs / 2);
+        if (keep_fronts)
+          for (unsigned i = 0; i < 32; ++i) add_to_front(d.front[sb], dvth[c + i], dleff[c + i]);
+        double& h = d.half[size_t(sb) * rows + r];
         h = std::max(h, m);
         emax = std::max(emax, m);
       }

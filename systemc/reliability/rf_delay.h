@@ -39,12 +39,22 @@ Scheme parse_scheme(const std::string& text, const std::string& key);
 // The paper's RF: 15 SMs x 16 banks x 64 entries x 1,024 bits.
 RfGeometry paper_rf_geometry();
 
+// A cell's read-path variation (variation.h).
+struct CellPv {
+  float dvth, dleff;
+};
+
 struct SbDelays {
   std::vector<double> sb;       // delay per sb (2 per bank), no PV = 1
   std::vector<bool> slow;       // VL-SB: the sb is one of the slowest n - round(0.7 n)
   std::vector<double> half;     // delay of each half-row, index sb * rows + row
   double f_base = 1, f_vlrf = 1, f_vlrv = 1, f_vlsb = 1;  // clock relative to no PV
   double reg_min = 1, reg_max = 1;  // fastest / slowest 32-bit register (paths)
+  // Only with keep_fronts: per sb, the cells no other cell of the sb beats
+  // in both dVth and dLeff (the Pareto front). A cell's delay rises with
+  // both, under any aging that keeps the order of dVth (nbti.h), so the
+  // sb's slowest cell is always one of these: aging needs only them.
+  std::vector<std::vector<CellPv>> front;
   double f(Scheme s) const;
 };
 
@@ -56,7 +66,7 @@ class RfDelay {
   // while one is alive (the SMs of one GPU), so it is built once.
   static std::shared_ptr<const RfDelay> shared(const config::Config& cfg, const RfGeometry& g);
   RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan fp = Floorplan::kRfBlock,
-          double vdd = kVdd);
+          double vdd = kVdd, bool keep_fronts = false);
 
   const RfGeometry& geometry() const { return g_; }
   unsigned sms() const { return unsigned(sm_.size()); }

@@ -40,7 +40,7 @@ TEST(Cli, ListFirstColumnIsWorkloadName) {
 }
 
 TEST(Cli, HelpForEveryCommand) {
-  for (const char* c : {"--help", "run --help", "list --help", "ptx-info --help", "config --help"}) {
+  for (const char* c : {"--help", "run --help", "list --help", "ptx-info --help", "config --help", "rf-age --help"}) {
     Out o = relgpu(c);
     EXPECT_EQ(o.rc, 0) << c;
     EXPECT_NE(o.text.find("usage"), std::string::npos) << c;
