@@ -141,6 +141,14 @@ RfDelay::RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan
     for (unsigned i = fast_count(nsb); i < nsb; ++i) d.slow[rank[i]] = true;
     d.f_base = 1 / dmax;
     d.f_vlrf = 1 / vl_period(reg, dmax);
+    // Slower than the clock's register: the 2-cycle ones (ties stay fast).
+    {
+      std::vector<double> sorted = reg;
+      const unsigned k = std::max(1u, fast_count(reg.size()));
+      std::nth_element(sorted.begin(), sorted.begin() + (k - 1), sorted.end());
+      d.reg_slow.resize(reg.size());
+      for (size_t i = 0; i < reg.size(); ++i) d.reg_slow[i] = reg[i] > sorted[k - 1];
+    }
     d.f_vlrv = 1 / vl_period(arr, dmax);
     d.f_vlsb = 1 / vl_period(d.sb, dmax);
     sm_.push_back(std::move(d));

@@ -48,6 +48,9 @@ struct SbDelays {
   std::vector<double> sb;       // delay per sb (2 per bank), no PV = 1
   std::vector<bool> slow;       // VL-SB: the sb is one of the slowest n - round(0.7 n)
   std::vector<double> half;     // delay of each half-row, index sb * rows + row
+  // 70% VL-RF: the register is one of the slowest 30% of the SM's 32-bit
+  // registers; index (bank * rows + row) * (entry_bits / 32) + lane.
+  std::vector<bool> reg_slow;
   double f_base = 1, f_vlrf = 1, f_vlrv = 1, f_vlsb = 1;  // clock relative to no PV
   double reg_min = 1, reg_max = 1;  // fastest / slowest 32-bit register (paths)
   // Only with keep_fronts: per sb, the cells no other cell of the sb beats

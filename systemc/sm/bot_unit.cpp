@@ -35,19 +35,28 @@ std::vector<bool> parse_sbs(const std::string& text, unsigned nsbs) {
 }
 }  // namespace
 
+bool BotUnit::needs_pv(const config::Config& cfg) { return cfg.get(kBotSlowSbs) == "pv" || cfg.get(kBotVlRf); }
+
 BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps,
-                 const std::vector<double>* sb_delay, const std::vector<bool>* sb_slow)
+                 const reliability::SbDelays* pv)
     : sm_(sm_id), banks_(banks), p_(blocks::BankOrgTableParams::from(cfg)) {
   if (p_.num_vbs != banks)
     throw InputError("bot.enable: blocks.bank_org_table.num_vbs (" + std::to_string(p_.num_vbs) +
                      ") must equal rf.num_banks (" + std::to_string(banks) + ")");
   ports_ = p_.num_lookups;
   slots_ = p_.num_slots;
+  if (needs_pv(cfg) && (!pv || pv->sb.size() != p_.num_sbs()))
+    throw std::logic_error("bot: bot.slow_sbs=pv or bot.vl_rf without this SM's RF delays");
+  if (cfg.get(kBotVlRf)) {
+    if (cfg.get(kBotSlowSbs) != "" || cfg.get(kBotPairing) != "identity")
+      throw InputError("bot.vl_rf is the register-level comparison scheme: it needs bot.slow_sbs empty and "
+                       "bot.pairing=identity");
+    reg_slow_ = pv->reg_slow;
+    rows_ = unsigned(pv->half.size() / pv->sb.size());
+  }
   if (cfg.get(kBotSlowSbs) == "pv") {
-    if (!sb_delay || !sb_slow || sb_delay->size() != p_.num_sbs() || sb_slow->size() != p_.num_sbs())
-      throw std::logic_error("bot: bot.slow_sbs=pv without this SM's sub-bank delays");
-    slow_ = *sb_slow;
-    delay_ = *sb_delay;
+    slow_ = pv->slow;
+    delay_ = pv->sb;
   } else {
     slow_ = parse_sbs(cfg.get(kBotSlowSbs), p_.num_sbs());
   }
@@ -109,9 +118,22 @@ void BotUnit::cta_added(unsigned slot, const std::vector<unsigned>& warps) {
   }
 }
 
+bool BotUnit::vl_rf_slow(unsigned vb, unsigned row, uint32_t act) {
+  const size_t base = (size_t(vb) * rows_ + row) * 32;
+  for (uint32_t m = act; m; m &= m - 1)
+    if (reg_slow_[base + unsigned(__builtin_ctz(m))]) {
+      vl_next_ |= uint64_t(1) << vb;
+      ++st_.vl_rf_slow;
+      return true;
+    }
+  return false;
+}
+
 void BotUnit::start(uint64_t now) {
   // Skipped SM cycles clocked nothing: a slow access's hold has expired.
   if (now != last_ + 1) held_ = 0;
+  vl_held_ = now == last_ + 1 ? vl_next_ : 0;
+  vl_next_ = 0;
   grants_.clear();
 }
 
@@ -227,6 +249,7 @@ config::json BotUnit::stats() const {
   j["port_waits"] = st_.port_waits;
   j["translation_waits"] = st_.translation_waits;
   j["fwas_fast_issues"] = st_.fast_issues;
+  if (vl_rf()) j["vl_rf_slow_accesses"] = st_.vl_rf_slow;
   j["sb_accesses"] = st_.sb_access;
   return j;
 }

@@ -34,6 +34,7 @@
 
 #include "blocks/instance.h"
 #include "common/config.h"
+#include "reliability/rf_delay.h"
 #include "sm/regfile.h"
 
 namespace relgpu::sm {
@@ -56,6 +57,11 @@ inline const config::Key<bool> kBotFwas{
     "bot.fwas", false, "",
     "FWAS (spec 002 §4): each scheduler issues ready fast instructions first (every register they read or "
     "write in a fast or hybrid vb), round-robin among them, then the others by sm.scheduler"};
+inline const config::Key<bool> kBotVlRf{
+    "bot.vl_rf", false, "",
+    "70% VL-RF, the paper's comparison point (spec 002 §1): each SM's slowest 30% of 32-bit registers under "
+    "this chip's process variation take 2 cycles; an access that touches one holds its bank a second cycle "
+    "(the identity BOT with no slow sub-bank routes it)"};
 inline const config::Key<bool> kBotRenaming{
     "bot.renaming", false, "",
     "NBTI-opt block-level bank renaming: each CTA dispatch fills its renaming-table row (spec 002 §6a)"};
@@ -63,9 +69,11 @@ inline const config::Key<bool> kBotRenaming{
 class BotUnit final : public BankMap {
  public:
   // One SM's unit: `banks` RF banks (= vbs), `max_warps` warp slots; `pv`:
-  // this SM's sub-bank delays when bot.slow_sbs is 'pv' (else unused).
+  // this SM's RF delays, needed by bot.slow_sbs=pv and bot.vl_rf.
   BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsigned max_warps,
-          const std::vector<double>* sb_delay = nullptr, const std::vector<bool>* sb_slow = nullptr);
+          const reliability::SbDelays* pv = nullptr);
+  // This chip's RF delays are needed (bot.slow_sbs=pv or bot.vl_rf).
+  static bool needs_pv(const config::Config& cfg);
 
   // Per-launch stats restart; the first launch queues the power-on ROM copy.
   void begin_launch();
@@ -79,7 +87,12 @@ class BotUnit final : public BankMap {
   };
   const Tr& tr(unsigned slot, unsigned bank) const { return tr_[slot * banks_ + bank]; }
   // A slow access started on vb last cycle holds it this cycle.
-  bool held(unsigned vb) const { return held_ >> vb & 1; }
+  bool held(unsigned vb) const { return (held_ | vl_held_) >> vb & 1; }
+  // VL-RF: an access of the entry at `row` of vb (identity: physical bank
+  // vb) touching lanes `act` reads a 2-cycle register; counts it and holds
+  // the vb next cycle.
+  bool vl_rf() const { return !reg_slow_.empty(); }
+  bool vl_rf_slow(unsigned vb, unsigned row, uint32_t act);
   // FWAS: fast(v) = not both sub-banks slow (a hybrid vb counts as fast), as
   // the block's fw_fast_o defines it; from the probed translation.
   bool fast(unsigned slot, unsigned bank) const {
@@ -127,10 +140,13 @@ class BotUnit final : public BankMap {
   std::vector<Lookup> grants_;        // this cycle's grants, then its probes
   blocks::BankOrgTableIn in_;
   uint64_t held_ = 0, busy_ = 0, last_ = UINT64_MAX - 1, now_ = 0;
+  std::vector<bool> reg_slow_;         // VL-RF, index as SbDelays::reg_slow
+  unsigned rows_ = 0;
+  uint64_t vl_held_ = 0, vl_next_ = 0;
 
   struct Stats {
     uint64_t block_cycles = 0, rom_writes = 0, fills = 0, probes = 0, lookups = 0, busy = 0;
-    uint64_t port_waits = 0, translation_waits = 0, fast_issues = 0;
+    uint64_t port_waits = 0, translation_waits = 0, fast_issues = 0, vl_rf_slow = 0;
     std::vector<uint64_t> sb_access;   // per sub-bank: accesses that touched it
   } st_;
 };

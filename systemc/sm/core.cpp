@@ -97,13 +97,12 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
       throw InputError("bot.enable: sm.max_ctas (" + std::to_string(max_ctas_) +
                        ") exceeds blocks.bank_org_table.num_slots");
     const reliability::SbDelays* pv = nullptr;
-    if (cfg.get(kBotSlowSbs) == "pv") {  // this chip's RF delay (one per GPU, shared)
+    if (BotUnit::needs_pv(cfg)) {  // this chip's RF delay (one per GPU, shared)
       reliability::RfGeometry g = chip_->geometry();
       bot_delay_ = reliability::RfDelay::shared(cfg, g);
       pv = &bot_delay_->sm(id_);
     }
-    bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv ? &pv->sb : nullptr,
-                                     pv ? &pv->slow : nullptr);
+    bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv);
     regs_.set_bank_map(bot_.get());
   }
   if (cfg.get(kGrGuardEnable)) gr_ = std::make_unique<GrGuard>(*this, cfg);

@@ -274,13 +274,15 @@ class Core final : public SmCore {
   // ---- Bank organization (sm/bot_unit.h): the arbitration on vbs ----
   std::unique_ptr<BotUnit> bot_;       // null when bot.enable is false
   std::shared_ptr<const reliability::RfDelay> bot_delay_;  // bot.slow_sbs=pv: this chip's RF delay
-  struct BotRead { Inst* in; uint8_t slot; uint8_t vb; unsigned grant; };
+  struct BotRead { Inst* in; uint8_t slot; uint8_t vb; unsigned grant; bool slow = false; };
   std::vector<BotRead> bot_reads_;     // this cycle's granted reads
   std::vector<std::pair<Inst*, unsigned>> bot_writes_;  // granted writes: first grant
   void bot_arbitrate();                // core_bot.cpp: after responses()
   void bot_writeback();
   void bot_operand_read();
   bool bot_fast(unsigned ws, const StaticOp& op) const;  // FWAS
+  // Row of the i-th banked register an instruction reads / writes (VL-RF).
+  unsigned bot_row(const Inst* in, unsigned i, bool write) const;
   bool bot_fwas_pick(Scheduler& sc);
   // ---- end bank organization ----
 

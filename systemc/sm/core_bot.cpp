@@ -81,8 +81,27 @@ void Core::bot_arbitrate() {
     }
   bot_->cycle(now_);
   for (auto& [in, first] : bot_writes_)
-    for (unsigned j = 0; j < in->nwrite; ++j)
-      if (bot_->busy(first + j)) in->bot_wb = now_ + 1;
+    for (unsigned j = 0; j < in->nwrite; ++j) {
+      bool slow = bot_->busy(first + j);
+      if (bot_->vl_rf()) {
+        const BotUnit::Tr& t = bot_->tr(warps_[in->ws].cta_slot, in->write_group[j]);
+        slow |= bot_->vl_rf_slow(t.vb, bot_row(in, j, true), in->f.exec);
+      }
+      if (slow) in->bot_wb = now_ + 1;
+    }
+  for (BotRead& r : bot_reads_) {
+    r.slow = bot_->busy(r.grant);
+    if (bot_->vl_rf()) r.slow |= bot_->vl_rf_slow(r.vb, bot_row(r.in, r.slot, false), r.in->f.active);
+  }
+}
+
+// Issue keeps the banked registers only (core_pipe.cpp): the i-th of them
+// is the i-th register below the warp's capacity.
+unsigned Core::bot_row(const Inst* in, unsigned i, bool write) const {
+  const unsigned cap = regs_.capacity(in->ws);
+  for (uint16_t p : write ? in->op->wr_phys : in->op->rd_phys)
+    if (in->pbase + p < cap && i-- == 0) return regs_.row_of(in->ws, in->pbase + p);
+  throw std::logic_error("bot: instruction has no banked register " + std::to_string(i));
 }
 
 // Granted writes complete in their cycle, slow ones one cycle later.
@@ -105,7 +124,7 @@ void Core::bot_operand_read() {
     r.in->reads_left &= ~(1u << r.slot);
     ++st_.rf_reads[r.vb];
     ++act_.rf_reads[r.vb];
-    if (bot_->busy(r.grant)) r.in->opnd_ready = std::max(r.in->opnd_ready, now_ + 2);
+    if (r.slow) r.in->opnd_ready = std::max(r.in->opnd_ready, now_ + 2);
   }
   bot_reads_.clear();
 }

@@ -109,7 +109,7 @@ TEST(BotData, AFlipOutsideTheMappedHalvesChangesNothing) {
 namespace {
 // A compute loop over many registers, `threads` per CTA, 8 CTAs.
 struct Timed {
-  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0, fast_issues = 0;
+  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0, fast_issues = 0, vl_rf_slow = 0;
   std::vector<uint64_t> sb_access;  // per sub-bank
   bool right = true;
 };
@@ -146,6 +146,7 @@ Timed run_chain(std::initializer_list<std::string> keys, unsigned threads) {
   t.fills = b["rt_fills"].get<uint64_t>();
   t.fast_issues = b["fwas_fast_issues"].get<uint64_t>();
   t.sb_access = b["sb_accesses"].get<std::vector<uint64_t>>();
+  t.vl_rf_slow = b.value("vl_rf_slow_accesses", uint64_t(0));
   return t;
 }
 const char* kTenSlow = "bot.slow_sbs=1,3,5,7,9,11,13,15,17,19";  // one slow half in banks 0-9
@@ -230,6 +231,8 @@ TEST(BotConfig, Errors) {
             std::string::npos);
   EXPECT_NE(err({"grguard.enable=true"}).find("grguard.enable"), std::string::npos);
   EXPECT_NE(err({"blocks.bank_org_table.num_vbs=8"}).find("num_vbs"), std::string::npos);
+  EXPECT_NE(err({"bot.vl_rf=true", "bot.pairing=rf_bro"}).find("bot.vl_rf"), std::string::npos);
+  EXPECT_NE(err({"bot.vl_rf=true", "bot.slow_sbs=3"}).find("bot.vl_rf"), std::string::npos);
 }
 
 // FWAS: with RF-BRO's slow vbs some instructions are fast and some slow;
@@ -261,4 +264,20 @@ TEST(BotTiming, ProcessVariationPicksTheSlowSubBanks) {
     EXPECT_GE(double(vlsb.slow) / double(vlsb.lookups), 5.0 / 16 - 0.08) << chip;
     EXPECT_GE(vlsb.cycles, bro.cycles) << chip;
   }
+}
+
+// 70% VL-RF: a 2-cycle register in nearly every 1,024-bit entry (a row of
+// 32 registers nearly always holds one of the slowest 30%), so most
+// accesses are slow (the paper's argument for sub-banks) and cost more
+// cycles than RF-BRO's 5 slow vbs; results stay right.
+TEST(BotTiming, VlRfSlowRegistersTakeASecondCycle) {
+  Timed none = run_chain({"pv.chip_seed=1"}, 64);
+  Timed rf = run_chain({"bot.vl_rf=true", "pv.chip_seed=1"}, 64);
+  Timed bro = run_chain({"bot.pairing=rf_bro", "bot.slow_sbs=pv", "pv.chip_seed=1"}, 64);
+  EXPECT_TRUE(none.right && rf.right && bro.right);
+  EXPECT_EQ(none.vl_rf_slow, 0u);
+  EXPECT_EQ(rf.slow, 0u);  // no slow sub-bank: the block itself says fast
+  EXPECT_GT(double(rf.vl_rf_slow) / double(rf.lookups), 0.6);
+  EXPECT_GT(rf.cycles, bro.cycles);
+  EXPECT_GT(bro.cycles, none.cycles);
 }
