@@ -1,6 +1,9 @@
 """docs/results/rf_variation.md: the PV-tolerant register file (Tan et al., TPDS 2016) from the
-campaigns regress/rf_variation.json, rf_variation_chips.json and rf_variation_ablation.json, with the
-clock side from the RF delay model's calibration (docs/results/rf_delay_calibration.md)."""
+campaigns regress/rf_variation.json, rf_variation_chips.json, rf_variation_ablation.json and
+rf_variation_vlrf.json, with the clock side from the RF delay model's calibration
+(docs/results/rf_delay_calibration.md) and the NBTI aging of `relgpu rf-age`
+(docs/results/stores/rf_aging.json, made from the same store)."""
+import json
 import os
 import re
 
@@ -24,17 +27,68 @@ def bot(run, key):
 
 
 def calibration():
-    """rf_block rows of rf_delay_calibration.md's full table: ratio -> (f_base, VL-RV gain, VL-SB gain)."""
+    """rf_block rows of rf_delay_calibration.md's full table: ratio -> (f_base, VL-RV gain, VL-SB gain, f_vlrf)."""
     path = os.path.join(ROOT, "docs", "results", "rf_delay_calibration.md")
     rows = {}
     if not os.path.exists(path):
         return rows
     for line in open(path):
-        m = re.match(r"\| rf_block \| (\d:\d) \| ([0-9.]+) \[.*?\] \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| "
+        m = re.match(r"\| rf_block \| (\d:\d) \| ([0-9.]+) \[.*?\] \| [0-9.]+ \| [0-9.]+ \| ([0-9.]+) \| "
                      r"[0-9.]+ \(([-+0-9.]+) %\) \| [0-9.]+ \(([-+0-9.]+) %\)", line)
-        if m:  # baseline f, VL-RV gain, VL-SB gain (means over the chips)
-            rows[m.group(1)] = (float(m.group(2)), float(m.group(3)) / 100, float(m.group(4)) / 100)
+        if m:  # baseline f, VL-RV gain, VL-SB gain, VL-RF f (means over the chips)
+            rows[m.group(1)] = (float(m.group(2)), float(m.group(4)) / 100, float(m.group(5)) / 100,
+                                float(m.group(3)))
     return rows
+
+
+AGING = os.path.join(ROOT, "docs", "results", "stores", "rf_aging.json")
+ORGS = [("baseline", "baseline (no BOT)"), ("pv_opt", "PV-opt"), ("nbti_opt", "PV-opt + NBTI-opt"),
+        ("nbti_opt_reorg_only", "NBTI-opt, re-organisation only"),
+        ("nbti_opt_hot_first", "NBTI-opt, hottest vbs to the fastest")]
+
+
+def aging():
+    """relgpu rf-age's JSON, or None."""
+    return json.load(open(AGING)) if os.path.exists(AGING) else None
+
+
+def aged(ag, ratio, org, key="f"):
+    """Mean over workloads of the 100-chip means."""
+    per = ag["ratios"].get(ratio, {})
+    vals = [o[org][key] for o in per.values() if org in o]
+    return mean(vals) if vals else None
+
+
+def aging_section(ag, ipc):
+    md = [f"## NBTI aging over {ag['years']:g} years, {ag['chips']} chips per sigma ratio", "",
+          "`relgpu rf-age` (`reliability/rf_aging.h`): Eq. (1)-(2) with n = 1/6, eta = 0.35, each sub-bank "
+          "stressed in the cycles it is accessed (a slow access 2 cycles), from each workload's per-SM, per-vb "
+          "access counts in this page's timing runs (baseline: `base`, PV-opt: `pvopt`, PV-opt + NBTI-opt: `ren`), "
+          f"chips `pv.chip_seed` {ag['first_seed']}-{ag['first_seed'] + ag['chips'] - 1}. NBTI-opt re-organises "
+          f"the BOT from the sub-bank delays {ag['epochs']} times over the life and once at the end. Clock = mean "
+          "over the 15 SMs, no PV = 1; each cell is the mean over chips and workloads. Guardband = aged clock "
+          "period / the period at time 0 - 1. Kv = "
+          f"{ag['kv']:.4g} V^3/s^0.5" + (f", fitted so the baseline's aged clock at 1:1 is {ag['fit_target']}"
+                                        if "fit_target" in ag else "") + ". "
+          + (f"It took {ag['wall_s'] / 60:.1f} min with {ag['threads']} threads; " if "wall_s" in ag else "")
+          + "rerun: `relgpu rf-age --store STORE --fit-kv 0.45 --out docs/results/stores/rf_aging.json`.", ""]
+    rows = []
+    for ratio in ag["ratios"]:
+        b = aged(ag, ratio, "baseline")
+        for org, title in ORGS:
+            f0, f7, g = aged(ag, ratio, org, "f0"), aged(ag, ratio, org), aged(ag, ratio, org, "guardband")
+            if f7 is None:
+                continue
+            ipcx = {"baseline": 1, "pv_opt": ipc.get("pvopt"), "nbti_opt": ipc.get("ren")}.get(org)
+            rows.append([ratio, title, f"{f0:.3f}", f"{f7:.3f}", pct(g), pct(f7 / b - 1, 1, True),
+                         pct(ipcx * f7 / b - 1, 1, True) if ipcx else "-"])
+    md += [table(["sigma", "organisation", "clock, time 0", "clock, aged", "guardband", "clock vs baseline",
+                  "IPC x f vs baseline"], rows), ""]
+    per = ag["ratios"].get("1:1", {})
+    if per:
+        rows = [[w] + [pct(per[w][o]["guardband"]) if o in per[w] else "-" for o, _ in ORGS] for w in sorted(per)]
+        md += ["Guardband per workload (sigma 1:1):", "", table(["workload"] + [t for _, t in ORGS], rows), ""]
+    return md
 
 
 def write(runs, out, missing=()):
@@ -66,7 +120,7 @@ def write(runs, out, missing=()):
           "IPC is relative to the no-BOT run of the same workload (same instructions, so the cycle ratio). "
           "Clock figures come from the RF delay model's 100-chip calibration "
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
-    md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation"]) + [""]
+    md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += [f"Output checks: {len(runs) - len(bad)} of {len(runs)} stored runs pass"
            + ("" if not bad else "; failing: " + ", ".join(r["_name"] for r in bad)) + ".", ""]
@@ -82,17 +136,44 @@ def write(runs, out, missing=()):
                  "paper: FWAS alone -1%"])
     rows.append(["IPC, the BOT with no slow sub-bank", "(not stated; +0.00019 ns)",
                  pct(ipc["bot"] - 1 if ipc["bot"] else None, 1, True), "8 translation ports"])
-    rows.append(["IPC, 70% VL-RF", "-23%", "not modelled", "needs per-register latency"])
+    vlrf = {k[0]: r for k, r in by.get("vlrf", {}).items()}
+    vlrf_ipc = mean([base[w]["gpu_sim_cycle"] / cycles(vlrf[w]) for w in wls if w in vlrf]) if vlrf else None
+    rows.append(["IPC, 70% VL-RF", "-23%", pct(vlrf_ipc - 1 if vlrf_ipc else None, 1, True),
+                 f"chip 1; {len(vlrf)} workloads"])
     rows.append(["IPC, FBA-RM", "-7%", "not modelled", ""])
     if f:
-        fb, grv, gsb = f
+        fb, grv, gsb, _ = f
         rows.append(["baseline frequency (of no PV)", "0.60", f"{fb:.3f}", "the model's one fitted constant"])
         rows.append(["VL-SB frequency over baseline", "+15%", pct(gsb, 1, True), "mean over 100 chips"])
         rows.append(["VL-RV frequency over baseline", "+10%", pct(grv, 1, True), "mean over 100 chips"])
         if ipc["pvopt"]:
             rows.append(["IPC x f, PV-opt over baseline", "+15%", pct(ipc["pvopt"] * (1 + gsb) - 1, 1, True),
                          "IPC above x the VL-SB clock gain"])
+    ag = aging()
+    if ag:
+        b7, p7, n7 = (aged(ag, "1:1", o) for o in ("baseline", "pv_opt", "nbti_opt"))
+        gb, gp, gn = (aged(ag, "1:1", o, "guardband") for o in ("baseline", "pv_opt", "nbti_opt"))
+        yrs = f"{ag['years']:g} years"
+        rows.append([f"baseline clock, PV + NBTI after {yrs} (of ideal)", "0.45", f"{b7:.3f}",
+                     f"the fitted NBTI constant Kv = {ag['kv']:.3g}"])
+        rows.append(["guardband, PV-opt vs baseline", "-27%", pct(gp / gb - 1, 1, True),
+                     f"period growth: baseline {pct(gb)}, PV-opt {pct(gp)}"])
+        rows.append(["guardband, PV-opt + NBTI-opt vs baseline", "to 56% (or -56%)", f"to {pct(gn / gb)}",
+                     f"NBTI-opt period growth {pct(gn)}"])
+        rows.append(["frequency after aging, NBTI-opt over PV-opt", "+7%", pct(n7 / p7 - 1, 1, True), ""])
+        if ipc["pvopt"]:
+            rows.append([f"IPC x f after {yrs}, PV-opt over baseline", "+15%",
+                         pct(ipc["pvopt"] * p7 / b7 - 1, 1, True), "aged clocks x IPC above"])
+        if ipc["ren"]:
+            rows.append([f"IPC x f after {yrs}, PV-opt + NBTI-opt over baseline", "+22%",
+                         pct(ipc["ren"] * n7 / b7 - 1, 1, True), "IPC with renaming"])
+    if f and vlrf_ipc and ipc["pvopt"]:
+        rows.append(["IPC x f, PV-opt over 70% VL-RF (no aging)", "+12%",
+                     pct(ipc["pvopt"] * f[0] * (1 + f[2]) / (vlrf_ipc * f[3]) - 1, 1, True),
+                     f"VL-RF clock {f[3]:.3f}, VL-SB {f[0] * (1 + f[2]):.3f}"])
     md += ["## Summary", "", table(["quantity", "paper", "ours", "note"], rows), ""]
+    if ag:
+        md += aging_section(ag, ipc)
 
     # ---- per workload ----
     rows = []

@@ -3,6 +3,7 @@
 // rf_aging.h), from the stress profiles of a campaign's timing runs.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -41,6 +42,10 @@ const char* kRfAgeHelp =
     "  --kv K              NBTI Kv (default the fitted constant, reliability/nbti.cpp)\n"
     "  --fit-kv TARGET     first fit Kv so the baseline's mean aged clock at 1:1 is TARGET of no PV\n"
     "                      (the paper: 0.45), then report with it\n"
+    "  --stress access|always  ablation: a sub-bank is stressed in the cycles it is accessed (default) or\n"
+    "                      always (a cell always holds a value, so one of its PMOS is always stressed)\n"
+    "  --recovery shift|literal  ablation: Eq. (2)'s recovery acts on the NBTI shift (default) or, read\n"
+    "                      literally, on all of Eq. (1)'s dVth including the PV offset\n"
     "  --out FILE          write the JSON there (default stdout)\n"
     "  -j N                threads (default: the cores)\n";
 
@@ -191,6 +196,7 @@ int cmd_rf_age(Args& a) {
   uint64_t first = 1000;
   reliability::AgingParams p;
   double fit_target = 0;
+  bool always = false;
   auto number = [&](const std::string& opt) {
     const std::string v = a.optval(opt);
     try {
@@ -218,6 +224,16 @@ int cmd_rf_age(Args& a) {
     else if (opt == "--kv") p.nbti.kv = number(opt);
     else if (opt == "--fit-kv") fit_target = number(opt);
     else if (opt == "--out") out_file = a.optval(opt);
+    else if (opt == "--stress") {
+      const std::string v = a.optval(opt);
+      if (v != "access" && v != "always") throw InputError("rf-age: --stress must be access or always, got '" + v + "'");
+      always = v == "always";
+    } else if (opt == "--recovery") {
+      const std::string v = a.optval(opt);
+      if (v != "shift" && v != "literal")
+        throw InputError("rf-age: --recovery must be shift or literal, got '" + v + "'");
+      p.nbti.literal = v == "literal";
+    }
     else if (opt == "-j") jobs = unsigned(parse_u64(a.optval(opt), opt));
     else a.unknown(opt);
   }
@@ -233,12 +249,19 @@ int cmd_rf_age(Args& a) {
     throw InputError("rf-age: --runs must name the baseline's runs (baseline=PREFIX)");
   const std::vector<std::string> ratios = split_list(ratios_text);
   for (const auto& r : ratios) reliability::parse_sigma_ratio(r, "--ratios");
-  const Profiles prof = load(store, campaign, runs);
+  Profiles prof = load(store, campaign, runs);
+  if (always)
+    for (auto& [wl, orgs] : prof)
+      for (auto& [org, pr] : orgs)
+        for (auto& d : pr.duty) std::fill(d.begin(), d.end(), 1.0);
+  const auto start = std::chrono::steady_clock::now();
 
   config::json j;
   j["store"] = store, j["campaign"] = campaign, j["chips"] = chips, j["first_seed"] = first;
   j["years"] = p.years, j["epochs"] = p.epochs, j["n"] = p.nbti.n, j["eta"] = p.nbti.eta;
   j["vdd"] = p.vdd;
+  j["stress"] = always ? "always" : "access";
+  j["recovery"] = p.nbti.literal ? "literal" : "shift";
   std::map<std::string, Chips> chip_sets;  // per sigma ratio
   if (fit_target > 0) {
     chip_sets["1:1"] = build_chips("1:1", first, chips, jobs);
@@ -265,6 +288,8 @@ int cmd_rf_age(Args& a) {
       }
     }
   }
+  j["threads"] = jobs;
+  j["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (out_file.empty()) {
     std::cout << j.dump(1) << "\n";
   } else {

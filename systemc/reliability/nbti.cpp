@@ -17,10 +17,10 @@ double spow(double x, double p) { return x < 0 ? -std::pow(-x, p) : std::pow(x, 
 
 double Nbti::dvth(double dv0, double t_stress, double t_total) const {
   t_stress = std::clamp(t_stress, 0.0, t_total);
-  if (t_stress <= 0) return dv0;
+  if (t_stress <= 0 && !literal) return dv0;
   const double st = spow(kv * std::sqrt(t_stress) + spow(dv0, 1 / (2 * n)), 2 * n);
-  const double rec = t_total - t_stress;
-  return dv0 + (st - dv0) * (1 - std::sqrt(eta * rec / t_total));
+  const double keep = 1 - std::sqrt(eta * (t_total - t_stress) / t_total);
+  return literal ? st * keep : dv0 + (st - dv0) * keep;
 }
 
 }  // namespace relgpu::reliability

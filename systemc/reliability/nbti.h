@@ -17,6 +17,7 @@ namespace relgpu::reliability {
 struct Nbti {
   double kv;                 // V^(1/(2n)) / sqrt(s)
   double n = 1.0 / 6, eta = 0.35;
+  bool literal = false;      // ablation: Eq. (2)'s factor on all of dVth_stress
   // Total Vth offset of a cell with PV offset dv0 after t_total seconds, of
   // which t_stress under stress.
   double dvth(double dv0, double t_stress, double t_total) const;

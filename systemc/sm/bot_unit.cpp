@@ -60,6 +60,21 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
   } else {
     slow_ = parse_sbs(cfg.get(kBotSlowSbs), p_.num_sbs());
   }
+  if (cfg.get(kBotReorg)) {
+    if (delay_.empty()) throw InputError("bot.reorg reads the sub-bank sensors: it needs bot.slow_sbs=pv");
+    reorg_ = true;
+    // Code = delay in steps of 4 / (2^w - 1) of the no-PV delay, saturating.
+    const unsigned w = p_.code_width, top = (1u << w) - 1;
+    std::vector<uint32_t> code(delay_.size());
+    for (size_t s = 0; s < delay_.size(); ++s)
+      code[s] = uint32_t(std::min<double>(top, std::llround(delay_[s] * top / 4.0)));
+    codes_.assign((delay_.size() * w + 31) / 32, 0);
+    for (size_t s = 0; s < code.size(); ++s)
+      for (unsigned b = 0; b < w; ++b) blocks::set_wide_bit(codes_, unsigned(s * w + b), (code[s] >> b) & 1);
+    std::vector<uint32_t> sorted = code;
+    std::sort(sorted.begin(), sorted.end());
+    thr_ = sorted[std::llround(reliability::RfDelay::kFastShare * double(sorted.size())) - 1];
+  }
   rf_bro_ = cfg.get(kBotPairing) == "rf_bro";
   renaming_ = cfg.get(kBotRenaming);
   fwas_ = cfg.get(kBotFwas);
@@ -98,12 +113,17 @@ void BotUnit::probe_all() {
 void BotUnit::begin_launch() {
   st_ = Stats{};
   st_.sb_access.assign(p_.num_sbs(), 0);
+  if (reorg_) {  // after the ROM copy on the first launch; probes once it is seen
+    reorg_pending_ = true;
+    probes_.clear();
+    for (Tr& t : tr_) t.known = false;
+  }
   if (powered_) return;
   powered_ = true;
   for (uint32_t w : rom()) writes_.push_back(w);
   next_write_ = 0;
   for (Tr& t : tr_) t.known = false;
-  probe_all();
+  if (!reorg_) probe_all();
 }
 
 void BotUnit::cta_added(unsigned slot, const std::vector<unsigned>& warps) {
@@ -150,8 +170,9 @@ void BotUnit::cycle(uint64_t now) {
     return;
   }
   now_ = now;
+  const bool reorg_done = reorg_left_ && --reorg_left_ == 0;
   blocks::BankOrgTableIn& in = in_;  // reused: no allocation per cycle
-  in.we_i = in.disp_i = false;
+  in.we_i = in.disp_i = in.reorg_i = false;
   in.widx_i = in.wdata_i = in.disp_slot_i = in.disp_warp_i = in.lk_valid_i = 0;
   in.lk_slot_i = in.lk_bank_i = 0;
   bool control = false;
@@ -161,6 +182,17 @@ void BotUnit::cycle(uint64_t now) {
     in.wdata_i = writes_.front();
     writes_.pop_front();
     control = true;
+  } else if (reorg_pending_) {
+    in.reorg_i = true;
+    in.sensors_i = codes_;
+    in.slow_thr_i = thr_;
+    in.nhyb_i = 0;
+    reorg_pending_ = false;
+    reorg_left_ = p_.reorg_latency();
+    ++st_.reorgs;
+    control = true;
+  } else if (reorg_left_) {
+    control = true;  // the sorter owns the table: no fill, no probe
   } else if (!fills_.empty()) {
     in.disp_i = true;
     in.disp_slot_i = fills_.front().first;
@@ -188,6 +220,12 @@ void BotUnit::cycle(uint64_t now) {
   }
   const blocks::BankOrgTableOut out = bot_->cycle(in);
   ++st_.block_cycles;
+  if (reorg_done) {
+    if (out.reorg_busy_o)
+      throw std::logic_error("bot: SM " + std::to_string(sm_) + ": the block still sorts " +
+                             std::to_string(p_.reorg_latency()) + " cycles after reorg_i");
+    probe_all();
+  }
   st_.rom_writes += in.we_i;
   st_.fills += in.disp_i;
   if (now == last_ + 1 && out.stall_o != held_)
@@ -250,6 +288,7 @@ config::json BotUnit::stats() const {
   j["translation_waits"] = st_.translation_waits;
   j["fwas_fast_issues"] = st_.fast_issues;
   if (vl_rf()) j["vl_rf_slow_accesses"] = st_.vl_rf_slow;
+  if (reorg_) j["reorgs"] = st_.reorgs;
   j["sb_accesses"] = st_.sb_access;
   return j;
 }

@@ -62,6 +62,12 @@ inline const config::Key<bool> kBotVlRf{
     "70% VL-RF, the paper's comparison point (spec 002 §1): each SM's slowest 30% of 32-bit registers under "
     "this chip's process variation take 2 cycles; an access that touches one holds its bank a second cycle "
     "(the identity BOT with no slow sub-bank routes it)"};
+inline const config::Key<bool> kBotReorg{
+    "bot.reorg", false, "",
+    "NBTI-opt kernel-level re-organisation (spec 002 §6b): at every kernel launch, the SM drained, the block's "
+    "sorter rewrites the BOT fastest pair first from the 32 sub-bank sensor codes (this SM's sub-bank delays, "
+    "blocks.bank_org_table.code_width-bit codes); a sub-bank is slow when its code is above the 22nd fastest's. "
+    "Needs bot.slow_sbs=pv"};
 inline const config::Key<bool> kBotRenaming{
     "bot.renaming", false, "",
     "NBTI-opt block-level bank renaming: each CTA dispatch fills its renaming-table row (spec 002 §6a)"};
@@ -113,7 +119,9 @@ class BotUnit final : public BankMap {
   bool busy(unsigned i) const { return busy_ >> i & 1; }
   void count_wait(bool port) { ++(port ? st_.port_waits : st_.translation_waits); }
   // Work for the block without other SM activity (keeps the SM clocked).
-  bool wants_cycle() const { return !writes_.empty() || !fills_.empty() || !probes_.empty(); }
+  bool wants_cycle() const {
+    return !writes_.empty() || !fills_.empty() || !probes_.empty() || reorg_pending_ || reorg_left_;
+  }
 
   // BankMap: warp ws's halves in logical bank `group`.
   void halves(unsigned ws, unsigned group, unsigned& a, unsigned& b) const override;
@@ -131,6 +139,12 @@ class BotUnit final : public BankMap {
   std::vector<bool> slow_;             // per sub-bank
   std::vector<double> delay_;          // per sub-bank: RF-BRO's sort key (pv), else empty
   bool rf_bro_, renaming_, fwas_, powered_ = false;
+  // Kernel-level re-organisation: sensor codes, the slow threshold, a
+  // request for the next free cycle, and cycles until lookups see it.
+  bool reorg_ = false, reorg_pending_ = false;
+  blocks::Wide codes_;
+  uint32_t thr_ = 0;
+  unsigned reorg_left_ = 0;
   std::vector<Tr> tr_;                 // slot-major
   std::vector<uint8_t> ws_slot_;       // warp slot -> CTA slot
   std::deque<uint32_t> writes_;        // ROM words, entry index = position
@@ -146,7 +160,7 @@ class BotUnit final : public BankMap {
 
   struct Stats {
     uint64_t block_cycles = 0, rom_writes = 0, fills = 0, probes = 0, lookups = 0, busy = 0;
-    uint64_t port_waits = 0, translation_waits = 0, fast_issues = 0, vl_rf_slow = 0;
+    uint64_t port_waits = 0, translation_waits = 0, fast_issues = 0, vl_rf_slow = 0, reorgs = 0;
     std::vector<uint64_t> sb_access;   // per sub-bank: accesses that touched it
   } st_;
 };

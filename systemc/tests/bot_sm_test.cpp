@@ -109,7 +109,7 @@ TEST(BotData, AFlipOutsideTheMappedHalvesChangesNothing) {
 namespace {
 // A compute loop over many registers, `threads` per CTA, 8 CTAs.
 struct Timed {
-  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0, fast_issues = 0, vl_rf_slow = 0;
+  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0, fast_issues = 0, vl_rf_slow = 0, reorgs = 0;
   std::vector<uint64_t> sb_access;  // per sub-bank
   bool right = true;
 };
@@ -147,6 +147,7 @@ Timed run_chain(std::initializer_list<std::string> keys, unsigned threads) {
   t.fast_issues = b["fwas_fast_issues"].get<uint64_t>();
   t.sb_access = b["sb_accesses"].get<std::vector<uint64_t>>();
   t.vl_rf_slow = b.value("vl_rf_slow_accesses", uint64_t(0));
+  t.reorgs = b.value("reorgs", uint64_t(0));
   return t;
 }
 const char* kTenSlow = "bot.slow_sbs=1,3,5,7,9,11,13,15,17,19";  // one slow half in banks 0-9
@@ -233,6 +234,7 @@ TEST(BotConfig, Errors) {
   EXPECT_NE(err({"blocks.bank_org_table.num_vbs=8"}).find("num_vbs"), std::string::npos);
   EXPECT_NE(err({"bot.vl_rf=true", "bot.pairing=rf_bro"}).find("bot.vl_rf"), std::string::npos);
   EXPECT_NE(err({"bot.vl_rf=true", "bot.slow_sbs=3"}).find("bot.vl_rf"), std::string::npos);
+  EXPECT_NE(err({"bot.reorg=true", "bot.slow_sbs=3"}).find("bot.reorg"), std::string::npos);
 }
 
 // FWAS: with RF-BRO's slow vbs some instructions are fast and some slow;
@@ -280,4 +282,22 @@ TEST(BotTiming, VlRfSlowRegistersTakeASecondCycle) {
   EXPECT_GT(double(rf.vl_rf_slow) / double(rf.lookups), 0.6);
   EXPECT_GT(rf.cycles, bro.cycles);
   EXPECT_GT(bro.cycles, none.cycles);
+}
+
+// Kernel-level re-organisation (NBTI-opt): at launch the block's sorter
+// rewrites an identity BOT from the sub-bank sensor codes, fastest pair
+// first, so the slow sub-banks end up paired as RF-BRO pairs them: about
+// 5/16 slow accesses instead of plain VL-SB's share; results stay right.
+TEST(BotTiming, ReorganisationAtLaunchPairsTheSlowSubBanks) {
+  Timed vlsb = run_chain({"bot.pairing=identity", "bot.slow_sbs=pv", "pv.chip_seed=2"}, 64);
+  Timed reorg = run_chain({"bot.pairing=identity", "bot.slow_sbs=pv", "bot.reorg=true", "pv.chip_seed=2"}, 64);
+  Timed ren = run_chain({"bot.pairing=identity", "bot.slow_sbs=pv", "bot.reorg=true", "bot.renaming=true",
+                         "pv.chip_seed=2"}, 64);
+  EXPECT_TRUE(vlsb.right && reorg.right && ren.right);
+  EXPECT_EQ(vlsb.reorgs, 0u);
+  EXPECT_EQ(reorg.reorgs, 1u);
+  EXPECT_NEAR(double(reorg.slow) / double(reorg.lookups), 5.0 / 16, 0.08);
+  EXPECT_GT(double(vlsb.slow) / double(vlsb.lookups), double(reorg.slow) / double(reorg.lookups) + 0.05);
+  EXPECT_EQ(ren.fills, 8u);  // one RT row per CTA, after the sorter is done
+  EXPECT_NEAR(double(ren.slow) / double(ren.lookups), 5.0 / 16, 0.08);
 }

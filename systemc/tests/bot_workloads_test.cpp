@@ -1,7 +1,9 @@
 // The bank organization table on every RF access of every SM (sm/bot_unit.h),
 // in the whole timing model on the paper's RF (configs/fermi_16bank.json):
-// every workload passes its output check with VL-SB slow sub-banks, RF-BRO
-// pairing and block renaming, through the C++ model and through the
+// every workload passes its output check with VL-SB slow sub-banks (chip 1's
+// process variation), RF-BRO pairing, the kernel-level re-organisation at
+// every launch (the block's sorter) and block renaming, through the C++
+// model and through the
 // Verilated RTL checked against it every cycle (--rtl-check).
 #include "gpu/stats.h"
 #include "gpu_test_util.h"
@@ -18,7 +20,7 @@ class BotWorkload : public ::testing::TestWithParam<Param> {};
 TEST_P(BotWorkload, PassesOutputCheck) {
   const auto& [impl, name] = GetParam();
   config::Config cfg = make_config("fermi_16bank", {"bot.enable=true", "bot.pairing=rf_bro", "bot.renaming=true",
-                                                    "bot.slow_sbs=1,3,5,7,9,11,13,15,17,19"});
+                                                    "bot.slow_sbs=pv", "bot.reorg=true"});
   if (impl == "rtl_check") {
     cfg.set("sim.rtl=bank_org_table");
     cfg.set("sim.rtl_check=true");
@@ -26,13 +28,17 @@ TEST_P(BotWorkload, PassesOutputCheck) {
   TimingDevice t(cfg);
   WorkloadRun r = run_workload(t.dev, name, 1);
   EXPECT_TRUE(r.result.pass) << name << ": " << r.result.message;
-  uint64_t lookups = 0, slow = 0, fills = 0;
+  uint64_t lookups = 0, slow = 0, fills = 0, reorgs = 0;
   for (auto& l : t.dev.launches()) {
     const config::json& b = l.detail["sm_total"]["bot"];
     lookups += b["lookups"].get<uint64_t>();
     slow += b["slow_accesses"].get<uint64_t>();
     fills += b["rt_fills"].get<uint64_t>();
+    for (const auto& sm : l.detail["sms"])  // every SM that ran re-organised first
+      if (sm["bot"]["lookups"].get<uint64_t>() > 0) EXPECT_EQ(sm["bot"]["reorgs"].get<uint64_t>(), 1u);
+    reorgs += b["reorgs"].get<uint64_t>();
   }
+  EXPECT_GT(reorgs, 0u);
   EXPECT_GT(lookups, 0u) << "every RF access is a lookup";
   EXPECT_GT(fills, 0u) << "CTA dispatches fill renaming rows";
   EXPECT_GT(slow, 0u) << "5 of 16 vbs are slow under RF-BRO";
