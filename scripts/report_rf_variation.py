@@ -10,7 +10,7 @@ import re
 from report_lib import ROOT, bars, campaign_time, cfg, mean, missing_text, pct, save_page, table
 
 CONFIGS = [("bot", "BOT, no slow sub-bank"), ("vlsb", "VL-SB"), ("vlsb_bro", "VL-SB + RF-BRO"),
-           ("pvopt", "+ FWAS (PV-opt)"), ("ren", "+ renaming")]
+           ("pvopt", "+ FWAS (PV-opt)"), ("ren", "+ renaming"), ("vlrf", "70% VL-RF")]
 
 
 def kind(run):
@@ -47,9 +47,17 @@ ORGS = [("baseline", "baseline (no BOT)"), ("pv_opt", "PV-opt"), ("nbti_opt", "P
         ("nbti_opt_hot_first", "NBTI-opt, hottest vbs to the fastest")]
 
 
-def aging():
+# Ablations of the NBTI model's two readings of the paper (same command at 1:1 with one flag).
+AGING_ABLATIONS = [("--recovery literal", "rf_aging_literal.json",
+                    "Eq. (2)'s recovery on all of dVth, the PV offset included"),
+                   ("--stress always", "rf_aging_always.json",
+                    "every sub-bank always under stress (no access profile)")]
+
+
+def aging(name="rf_aging.json"):
     """relgpu rf-age's JSON, or None."""
-    return json.load(open(AGING)) if os.path.exists(AGING) else None
+    path = os.path.join(ROOT, "docs", "results", "stores", name)
+    return json.load(open(path)) if os.path.exists(path) else None
 
 
 def aged(ag, ratio, org, key="f"):
@@ -84,6 +92,20 @@ def aging_section(ag, ipc):
                          pct(ipcx * f7 / b - 1, 1, True) if ipcx else "-"])
     md += [table(["sigma", "organisation", "clock, time 0", "clock, aged", "guardband", "clock vs baseline",
                   "IPC x f vs baseline"], rows), ""]
+    rows = []
+    for flag, name, what in [("(none)", None, "the model above")] + AGING_ABLATIONS:
+        a = ag if name is None else aging(name)
+        if not a or "1:1" not in a["ratios"]:
+            continue
+        b, p, n, h = (aged(a, "1:1", o) for o in ("baseline", "pv_opt", "nbti_opt", "nbti_opt_hot_first"))
+        gb, gp = aged(a, "1:1", "baseline", "guardband"), aged(a, "1:1", "pv_opt", "guardband")
+        rows.append([f"`{flag}`", what, f"{a['kv']:.3g}", f"{b:.3f}", pct(gp / gb - 1, 1, True),
+                     pct(n / p - 1, 1, True), pct(h / p - 1, 1, True)])
+    if len(rows) > 1:
+        md += ["Ablations of the aging model (sigma 1:1, Kv refitted to the same 0.45 each time; "
+               f"`relgpu rf-age --store STORE --fit-kv 0.45 --ratios 1:1 FLAG --out docs/results/stores/NAME`):", "",
+               table(["flag", "what changes", "Kv", "baseline aged clock", "guardband, PV-opt vs baseline",
+                      "NBTI-opt clock vs PV-opt", "hot-first clock vs PV-opt"], rows), ""]
     per = ag["ratios"].get("1:1", {})
     if per:
         rows = [[w] + [pct(per[w][o]["guardband"]) if o in per[w] else "-" for o, _ in ORGS] for w in sorted(per)]

@@ -22,8 +22,12 @@
 //    translation_waits). A granted lookup that returns something else than
 //    the probe did is an internal error: the SM's view cannot go stale.
 // Writers: at the first launch the power-on ROM copy (bot.pairing), one
-// entry a cycle; with bot.renaming each CTA dispatch fills its RT row
+// entry a cycle; with bot.reorg at every launch the block's sorter from the
+// sensor codes (reorg_i; no fill or probe until reorg_latency() cycles have
+// passed); with bot.renaming each CTA dispatch fills its RT row
 // (disp_warp_i = its last warp slot), after the writes.
+// bot.vl_rf (the VL-RF comparison) adds a hold of its own: an access that
+// touches a slow 32-bit register holds its bank a second cycle.
 // Every statistic comes from the block's outputs and this unit's inputs.
 #pragma once
 #include <cstdint>
