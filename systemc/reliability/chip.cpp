@@ -38,6 +38,11 @@ OperatingPoint operating_point(const config::Config& cfg) {
 
 Chip::Chip(const config::Config& cfg, const RfGeometry& g) : g_(g) {
   OperatingPoint op = operating_point(cfg);
+  code_bits_ = unsigned(cfg.get(kRfSecdedBits));
+  if (code_bits_ && (code_bits_ % 32 || g.entry_bits % code_bits_))
+    throw InputError("config key 'rf.secded_bits' = " + std::to_string(code_bits_) +
+                     ": a SEC-DED code word must be a multiple of 32 bits that divides rf.entry_bits (" +
+                     std::to_string(g.entry_bits) + "), or 0 for the whole entry");
   build(uint64_t(cfg.get(kChipSeed)), parse_sigma_ratio(cfg.get(kSigmaRatio), kSigmaRatio.name),
         parse_floorplan(cfg.get(kFloorplan), kFloorplan.name), op);
 }
@@ -50,7 +55,7 @@ Chip::Chip(uint64_t seed, const std::string& sigma_ratio, const RfGeometry& g, O
 }
 
 void Chip::build(uint64_t seed, SigmaSplit split, Floorplan fp, OperatingPoint op) {
-  for (unsigned s = 0; s < g_.sms; ++s) maps_.emplace_back(g_.banks, g_.rows, g_.entry_bits);
+  for (unsigned s = 0; s < g_.sms; ++s) maps_.emplace_back(g_.banks, g_.rows, g_.entry_bits, code_bits_);
   // Nominal supply: nothing fails whatever the chip, so skip the model.
   if (op.by_rate ? op.rate == 0.0 : op.vdd >= 1.0) {
     vdd_ = op.by_rate ? 1.0 : op.vdd;
@@ -106,7 +111,7 @@ std::shared_ptr<const Chip> Chip::shared(const config::Config& cfg, const RfGeom
   std::ostringstream k;
   k.precision(17);
   k << cfg.get(kChipSeed) << '|' << cfg.get(kSigmaRatio) << '|' << cfg.get(kFloorplan) << '|' << g.sms << ',' << g.banks << ',' << g.rows << ','
-    << g.entry_bits << '|' << op.by_rate << ',' << op.vdd << ',' << op.rate;
+    << g.entry_bits << '|' << op.by_rate << ',' << op.vdd << ',' << op.rate << '|' << cfg.get(kRfSecdedBits);
   return shared_by_key<Chip>(k.str(), [&] { return std::make_shared<const Chip>(cfg, g); });
 }
 

@@ -54,6 +54,7 @@ class Chip {
   void build(uint64_t seed, SigmaSplit split, Floorplan fp, OperatingPoint op);
 
   RfGeometry g_;
+  unsigned code_bits_ = 0;  // rf.secded_bits
   double vdd_ = 1.0;
   unsigned max_code_ = 0;
   uint64_t faulty_cells_ = 0, faulty_entries_ = 0;

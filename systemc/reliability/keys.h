@@ -47,5 +47,11 @@ inline const config::Key<double> kRfCellFailureRate{
     0.0, 1.0};
 inline const config::Key<bool> kRfSecded{
     "rf.secded", true, "", "SEC-DED per register-file entry: a write that lands with one wrong bit is corrected"};
+inline const config::Key<int64_t> kRfSecdedBits{
+    "rf.secded_bits", 0, "bits",
+    "SEC-DED code word: 0 = the whole RF entry (the paper, §6.1.2: an entry with 2+ bad cells is faulty); 32, "
+    "64, ... = one code word per that many bits (a multiple of 32 dividing rf.entry_bits), so an entry is "
+    "faulty only when one of its words has 2+ bad cells (an ablation; the spec leaves the granularity open)",
+    0, 1024};
 
 }  // namespace relgpu::reliability

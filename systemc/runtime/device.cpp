@@ -28,7 +28,7 @@ const ptx::Module& Device::load_module(const std::string& ptx_text, const std::s
                                       const ptx::PtxasInfo* ptxas) {
   std::unique_ptr<ptx::Module> m = ptx::parse(ptx_text, file);
   ptx::analyse(*m);
-  if (ptxas) ptx::apply(*m, *ptxas);
+  if (ptxas && cfg_.get(kRegsPerThread) == "ptxas") ptx::apply(*m, *ptxas);
   ptx::validate(*m, func::implemented);
   // Module-scope .global and .const variables get their own allocation;
   // module-scope .shared lives in each CTA's shared area (no address here).

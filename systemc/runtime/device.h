@@ -35,6 +35,16 @@ inline const config::Key<int64_t> kSharedBytesPerBlock{
     "gpu.shared_bytes_per_block", 49152, "bytes",
     "static + dynamic shared memory a CTA may use (48 KiB without opt-in)", 0, 1 << 20};
 
+// Registers per thread an SM allocates (occupancy, RF rows): ptxas's count
+// where the module comes with one (as GPGPU-Sim reads its ptxinfo file), or
+// relgpu's allocator's count, an ablation (ptx::Function::regs_used).
+inline const config::Key<std::string> kRegsPerThread{
+    "gpu.regs_per_thread", "ptxas", "",
+    "registers per thread each launch allocates: ptxas = ptxas's count where known (GPGPU-Sim's ptxinfo), else "
+    "relgpu's allocator's; allocator = always relgpu's allocator's count (PTX registers; an ablation: fewer "
+    "registers for most kernels, so more warps or more unused RF rows)",
+    std::vector<std::string>{"ptxas", "allocator"}};
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }

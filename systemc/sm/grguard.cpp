@@ -42,7 +42,12 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   p_.banks = rf.banks();
   p_.rows = rf.entries();
   p_.group_banks = rf.span();
-  p_.l1_lines = c_.l1_.sets();  // one L1D way: one line per set
+  const unsigned spill_ways = unsigned(cfg.get(kGrGuardSpillWays));
+  if (spill_ways > c_.l1_.ways())
+    throw InputError("grguard.spill_ways=" + std::to_string(spill_ways) + " is more than the L1D's " +
+                     std::to_string(c_.l1_.ways()) + " ways (l1d.ways)");
+  c_.l1_.set_spill_ways(spill_ways);
+  p_.l1_lines = c_.l1_.sets() * spill_ways;  // one line per set and reserved way
   p_.occupied_entries = cfg.get(kGrGuardOccupiedMove) == "entries";
   reverse_rows_ = cfg.get(kGrGuardPatchOrder) == "unused_first";
   try {
@@ -50,7 +55,8 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   } catch (const InputError& e) {
     throw InputError("grguard.enable: rf.num_banks=" + std::to_string(p_.banks) + ", rf.entries_per_bank=" +
                      std::to_string(p_.rows) + ", rf.entry_bits=" + std::to_string(rf.entry_bits()) +
-                     " and l1d.sets=" + std::to_string(p_.l1_lines) + " do not fit the patching unit: " + e.what());
+                     " and l1d.sets=" + std::to_string(c_.l1_.sets()) + " x grguard.spill_ways=" +
+                     std::to_string(spill_ways) + " do not fit the patching unit: " + e.what());
   }
   span_ = rf.span();
   groups_ = rf.groups();

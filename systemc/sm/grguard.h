@@ -77,6 +77,10 @@ inline const config::Key<int64_t> kGrGuardStallLimit{
     "GR-Guard: a register write that finds no patch (no dead good WRG, spill way full) for this many "
     "consecutive cycles stops the run: the chip cannot run at that rf.vdd", 1, 1e15};
 
+inline const config::Key<int64_t> kGrGuardSpillWays{
+    "grguard.spill_ways", 1, "ways",
+    "GR-Guard: L1D ways reserved for spilled patches while any is in use, one line per set each (the paper: "
+    "one way, §6.3.4; more is an ablation of the spill capacity). l1d.sets x this must be a power of 2", 1, 64};
 inline const config::Key<bool> kGrGuardExitDeaths{
     "grguard.exit_deaths", true, "",
     "GR-Guard: when a warp exits, mark its written WRGs dead through the unit's read ports (our addition; "

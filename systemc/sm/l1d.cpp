@@ -41,8 +41,8 @@ void L1D::fill(uint64_t line, const uint8_t* data) {
   Line* l = find(line);
   if (!l) {
     Line* set = &lines_[size_t(n % sets_) * ways_];
-    const unsigned ways = reserved_ ? ways_ - 1 : ways_;
-    if (ways == 0) return;  // a 1-way L1 has no cache way left while GR-Guard spills
+    const unsigned ways = reserved_ ? ways_ - spill_ways_ : ways_;
+    if (ways == 0) return;  // no cache way left while GR-Guard spills
     l = &set[0];
     for (unsigned w = 0; w < ways; ++w) {
       if (!set[w].valid) { l = &set[w]; break; }
@@ -57,7 +57,8 @@ void L1D::fill(uint64_t line, const uint8_t* data) {
 
 void L1D::reserve_last_way(bool reserved) {
   if (reserved && !reserved_)
-    for (unsigned s = 0; s < sets_; ++s) lines_[size_t(s) * ways_ + ways_ - 1].valid = false;
+    for (unsigned s = 0; s < sets_; ++s)
+      for (unsigned w = ways_ - spill_ways_; w < ways_; ++w) lines_[size_t(s) * ways_ + w].valid = false;
   reserved_ = reserved;
 }
 

@@ -47,15 +47,22 @@ class L1D {
   unsigned sets() const { return sets_; }
   unsigned ways() const { return ways_; }
 
-  // GR-Guard's spill way (sm/grguard.h): while reserved, way ways()-1 of
-  // every set holds spilled register entries, not cache lines. Reserving it
-  // invalidates its lines (write-evict and no-write-allocate: every line is
-  // clean, so nothing is lost) and fills skip it until it is released.
+  // GR-Guard's spill way (sm/grguard.h): while reserved, the last way of
+  // every set (the last `n` ways with set_spill_ways(n), an ablation of
+  // the spill capacity) holds spilled register entries, not cache lines.
+  // Reserving invalidates their lines (write-evict and no-write-allocate:
+  // every line is clean, so nothing is lost) and fills skip them until
+  // they are released.
+  void set_spill_ways(unsigned n) { spill_ways_ = n; }  // 1..ways(); before the first reserve
+  unsigned spill_ways() const { return spill_ways_; }
   void reserve_last_way(bool reserved);
   bool last_way_reserved() const { return reserved_; }
-  // The data of the last way's line in `set`, 32 words: where GR-Guard keeps
-  // a spilled warp register. Its cache use overwrites it (fill).
-  uint32_t* spill_line(unsigned set) { return data_.data() + (size_t(set) * ways_ + ways_ - 1) * kLineWords; }
+  // The data of spill line `line` (< sets() x spill_ways()), 32 words: the
+  // line of set line % sets() in the line / sets()-th way from the last.
+  // Its cache use overwrites it (fill).
+  uint32_t* spill_line(unsigned line) {
+    return data_.data() + (size_t(line % sets_) * ways_ + ways_ - 1 - line / sets_) * kLineWords;
+  }
 
  private:
   struct Line { uint64_t tag = 0; uint64_t lru = 0; bool valid = false; };
@@ -68,6 +75,7 @@ class L1D {
   std::vector<Mshr> mshrs_;
   unsigned busy_ = 0;
   bool reserved_ = false;
+  unsigned spill_ways_ = 1;
 };
 
 }  // namespace relgpu::sm

@@ -264,18 +264,24 @@ void SmRegs::store_half(unsigned sb, unsigned row, uint32_t mask16, const uint64
   // The half's cells: words [16 (sb % 2), +16) of the entry's fault masks.
   const uint32_t* bad = faults_->bad_mask(bank, row) + (sb % 2) * 16;
   const uint32_t* stuck = faults_->stuck_bits(bank, row) + (sb % 2) * 16;
+  // SEC-DED per code word: the half, or shorter words (rf.secded_bits).
+  const unsigned cw = std::min(16u, faults_->code_words());
   uint32_t got[16];
-  unsigned wrong = 0;
-  for (unsigned i = 0; i < 16; ++i) {
-    got[i] = (want[i] & ~bad[i]) | stuck[i];
-    wrong += unsigned(__builtin_popcount(got[i] ^ want[i]));
+  unsigned left = 0, fixed = 0;
+  for (unsigned first = 0; first < 16; first += cw) {
+    unsigned wrong = 0;
+    for (unsigned i = first; i < first + cw; ++i) {
+      got[i] = (want[i] & ~bad[i]) | stuck[i];
+      wrong += unsigned(__builtin_popcount(got[i] ^ want[i]));
+    }
+    if (secded_ && wrong == 1) {
+      std::memcpy(got + first, want + first, cw * sizeof(uint32_t));
+      ++fixed, wrong = 0;
+    }
+    left += wrong;
   }
-  if (wrong == 0 || (secded_ && wrong == 1)) {
-    if (wrong) ++fcount_.corrected;
-    std::memcpy(w, want, sizeof want);
-    return;
-  }
-  ++fcount_.corrupting;
+  if (left) ++fcount_.corrupting;
+  else if (fixed) ++fcount_.corrected;
   std::memcpy(w, got, sizeof got);
 }
 // ---- end bank organization ----
@@ -291,10 +297,9 @@ void SmRegs::set_faults(const reliability::RfFaults* f, bool secded) {
 void SmRegs::corrupt(uint32_t* words, EntryLoc at) {
   if (!faults_->any(unsigned(at.bank), unsigned(at.row))) return;
   uint32_t stored[32];
-  unsigned wrong = faults_->store(unsigned(at.bank), unsigned(at.row), words, stored, secded_);
-  if (wrong == 0) return;
-  if (secded_ && wrong == 1) {
-    ++fcount_.corrected;
+  unsigned fixed = 0;
+  if (faults_->store(unsigned(at.bank), unsigned(at.row), words, stored, secded_, fixed) == 0) {
+    if (fixed) ++fcount_.corrected;
     return;
   }
   ++fcount_.corrupting;

@@ -6,6 +6,8 @@
 // A one-SM GPU spreads 1% failing cells over one register file (about 30% of
 // its entries faulty, the paper's range), where a 15-SM chip at 1:1 puts
 // more of them into a few SMs.
+#include <set>
+
 #include "gpu/stats.h"
 #include "gpu_test_util.h"
 #include "sm/l1d.h"
@@ -20,6 +22,7 @@ struct Outcome {
   bool pass = false;
   uint64_t thread_insn = 0;
   std::vector<config::json> launches;  // each launch's detail, as far as it got
+  std::vector<uint32_t> regs;          // each launch's registers per thread
 };
 
 Outcome run(const std::string& name, std::initializer_list<std::string> sets) {
@@ -35,7 +38,11 @@ Outcome run(const std::string& name, std::initializer_list<std::string> sets) {
       j["error"] = e.what();
     }
     j["launches"] = config::json::array();
-    for (auto& l : t.dev.launches()) j["launches"].push_back(l.detail);
+    j["regs"] = config::json::array();
+    for (auto& l : t.dev.launches()) {
+      j["launches"].push_back(l.detail);
+      j["regs"].push_back(l.regs_per_thread);
+    }
     return j.dump();
   });
   config::json j = config::json::parse(out.rfind("error: ", 0) == 0 ? "{}" : out);
@@ -48,6 +55,7 @@ Outcome run(const std::string& name, std::initializer_list<std::string> sets) {
   r.pass = j.value("pass", false);
   r.thread_insn = j.value("thread_insn", uint64_t(0));
   for (auto& l : j["launches"]) r.launches.push_back(l);
+  for (auto& n : j["regs"]) r.regs.push_back(n.get<uint32_t>());
   return r;
 }
 
@@ -213,4 +221,88 @@ TEST(GrGuardStats, PatchOrderAndOccupiedMoveSwitches) {
            double(g["accesses"]["normal_patch"].get<uint64_t>() + g["accesses"]["patch_occupied"].get<uint64_t>());
   };
   EXPECT_LT(per_access(e), per_access(w));
+}
+
+// Spill capacity (grguard.spill_ways, an ablation): reserving n ways drops
+// their lines, fills use the others, and spill line k lives in set k % sets
+// of the (k / sets)-th way from the last.
+TEST(GrGuardStats, SpillWaysReserveMoreOfTheL1d) {
+  sm::L1D l1(2, 4, 4, 4);
+  uint8_t data[mem::kLineBytes] = {};
+  l1.set_spill_ways(2);
+  for (uint64_t a = 0; a < 8; ++a) l1.fill(a * mem::kLineBytes, data);
+  l1.reserve_last_way(true);
+  int hits = 0;
+  for (uint64_t a = 0; a < 8; ++a) hits += l1.probe(a * mem::kLineBytes) != nullptr;
+  EXPECT_EQ(hits, 4);
+  for (uint64_t a = 8; a < 24; ++a) l1.fill(a * mem::kLineBytes, data);
+  hits = 0;
+  for (uint64_t a = 0; a < 24; ++a) hits += l1.probe(a * mem::kLineBytes) != nullptr;
+  EXPECT_EQ(hits, 4);  // two ways of two sets
+  // Line 3 = set 1, way 2; line 0 = set 0, way 3; no two lines share words.
+  EXPECT_EQ(l1.spill_line(3) - l1.spill_line(0), std::ptrdiff_t((1 * 4 + 2 - 3) * 32));
+  std::set<const uint32_t*> lines;
+  for (unsigned k = 0; k < 4; ++k) lines.insert(l1.spill_line(k));
+  EXPECT_EQ(lines.size(), 4u);
+}
+
+// The ablation switches of the operating point act on a run, and each keeps
+// it bit-exact: vecops on one SM at 1% runs out of patches with the paper's
+// one spill way and gets further with the whole L1D; SEC-DED per 32-bit
+// word leaves fewer faulty entries, so fewer accesses are redirected; the
+// allocator's registers per thread replace ptxas's in the launch.
+TEST(GrGuardStats, SpillWaysSecdedBitsAndRegsPerThreadSwitches) {
+  auto total = [](const Outcome& r) {
+    config::json t;
+    for (auto& d : r.launches) gpu::add_json(t, d);
+    return t;
+  };
+  const std::string sms = "gpu.num_sms=1", rate = "rf.cell_failure_rate=0.01", on = "grguard.enable=true",
+                    lim = "grguard.stall_limit=20000";
+  // Both stop (the stop's census counts the WRGs written, not dead, by then):
+  // measured 351 with one way, 439 with four.
+  auto written = [](const std::string& e) {
+    size_t at = e.find(" written (not dead)");
+    if (at == std::string::npos) return 0ul;
+    size_t from = e.rfind(", ", at);
+    return std::stoul(e.substr(from + 2, at - from - 2));
+  };
+  Outcome one = run("vecops", {sms, rate, on, lim}), four = run("vecops", {sms, rate, on, lim, "grguard.spill_ways=4"});
+  EXPECT_NE(one.error.find("found no patch"), std::string::npos) << one.error;
+  EXPECT_NE(four.error.find("found no patch"), std::string::npos) << four.error;
+  EXPECT_GT(written(four.error), written(one.error) + 40) << one.error << "\n" << four.error;
+  for (auto* r : {&one, &four})
+    for (auto& d : r->launches) EXPECT_EQ(d["sm_total"]["rf_faults"]["corrupting_writes"].get<uint64_t>(), 0u);
+
+  Outcome entry = run("nbody", {sms, "rf.cell_failure_rate=0.012", on});
+  Outcome word = run("nbody", {sms, "rf.cell_failure_rate=0.012", on, "rf.secded_bits=32"});
+  for (auto* r : {&entry, &word}) {
+    ASSERT_EQ(r->error, "");
+    EXPECT_TRUE(r->pass);
+  }
+  config::json e = total(entry), w = total(word);
+  EXPECT_LT(w["sm_total"]["rf_faults"]["faulty_entries"].get<double>(),
+            0.8 * e["sm_total"]["rf_faults"]["faulty_entries"].get<double>());
+  EXPECT_EQ(w["sm_total"]["rf_faults"]["corrupting_writes"].get<uint64_t>(), 0u);
+  EXPECT_GT(w["sm_total"]["rf_faults"]["corrected_writes"].get<uint64_t>(), 0u);
+  EXPECT_GT(w["grguard"]["accesses"]["normal"].get<uint64_t>(), e["grguard"]["accesses"]["normal"].get<uint64_t>());
+
+  // nbody_accel, nbody_integrate: ptxas 58, 22; the allocator 25, 25 (docs/registers.md).
+  Outcome alloc = run("nbody", {sms, "gpu.regs_per_thread=allocator"});
+  ASSERT_EQ(alloc.error, "");
+  EXPECT_TRUE(alloc.pass);
+  ASSERT_EQ(entry.regs.size(), alloc.regs.size());
+  ASSERT_GE(alloc.regs.size(), 2u);
+  EXPECT_EQ(entry.regs[0], 58u);
+  EXPECT_EQ(alloc.regs[0], 25u);
+  EXPECT_EQ(alloc.regs[1], 25u);
+}
+
+TEST(GrGuardStats, AblationSwitchErrorsNameTheKey) {
+  Outcome ways = run("vecops", {"gpu.num_sms=1", "rf.cell_failure_rate=0.01", "grguard.enable=true",
+                                "grguard.spill_ways=5"});
+  EXPECT_NE(ways.error.find("grguard.spill_ways=5"), std::string::npos) << ways.error;
+  EXPECT_NE(ways.error.find("l1d.ways"), std::string::npos) << ways.error;
+  Outcome bits = run("vecops", {"gpu.num_sms=1", "rf.cell_failure_rate=0.01", "rf.secded_bits=48"});
+  EXPECT_NE(bits.error.find("rf.secded_bits"), std::string::npos) << bits.error;
 }

@@ -213,22 +213,26 @@ TEST(ReliabilityPv, SecdedCorrectsOneStuckBitNotTwo) {
   RfFaults f(2, 4, 128);
   const uint32_t want[4] = {0x0, 0xFFFFFFFFu, 0x12345678u, 0x0};
   uint32_t got[4];
+  unsigned fixed = 9;
   // Stuck at the value being written: no error.
   f.add_bad_cell(0, 1, 0, false);
-  EXPECT_EQ(f.store(0, 1, want, got, true), 0u);
+  EXPECT_EQ(f.store(0, 1, want, got, true, fixed), 0u);
+  EXPECT_EQ(fixed, 0u);
   // One stuck bit that differs: SEC-DED stores the intended value.
   f.add_bad_cell(0, 2, 33, false);  // word 1 bit 1 is written as 1
-  EXPECT_EQ(f.store(0, 2, want, got, true), 1u);
+  EXPECT_EQ(f.store(0, 2, want, got, true, fixed), 0u);
+  EXPECT_EQ(fixed, 1u);
   EXPECT_EQ(std::vector<uint32_t>(got, got + 4), std::vector<uint32_t>(want, want + 4));
   EXPECT_FALSE(f.faulty(0, 2));
   // Without SEC-DED the stuck bit is what is stored.
-  EXPECT_EQ(f.store(0, 2, want, got, false), 1u);
+  EXPECT_EQ(f.store(0, 2, want, got, false, fixed), 1u);
+  EXPECT_EQ(fixed, 0u);
   EXPECT_EQ(got[1], 0xFFFFFFFDu);
   // Two stuck bits: not correctable, both wrong bits stay.
   f.add_bad_cell(1, 3, 0, true);
   f.add_bad_cell(1, 3, 127, true);
   EXPECT_TRUE(f.faulty(1, 3));
-  EXPECT_EQ(f.store(1, 3, want, got, true), 2u);
+  EXPECT_EQ(f.store(1, 3, want, got, true, fixed), 2u);
   EXPECT_EQ(got[0], 0x1u);
   EXPECT_EQ(got[3], 0x80000000u);
   EXPECT_EQ(f.faulty_cells(), 4u);
@@ -237,6 +241,34 @@ TEST(ReliabilityPv, SecdedCorrectsOneStuckBitNotTwo) {
   EXPECT_EQ(h[0], 8u - 3u);
   EXPECT_EQ(h[1], 2u);
   EXPECT_EQ(h[2], 1u);
+}
+
+// SEC-DED per 32-bit code word (rf.secded_bits=32, an ablation): two bad
+// cells in different words are two corrected words, not a faulty entry; two
+// in one word are.
+TEST(ReliabilityPv, SecdedCodeWordsShorterThanTheEntry) {
+  RfFaults f(1, 2, 128, 32), whole(1, 2, 128);
+  const uint32_t want[4] = {0x0, 0x0, 0x0, 0x0};
+  uint32_t got[4];
+  unsigned fixed = 0;
+  for (RfFaults* m : {&f, &whole}) {
+    m->add_bad_cell(0, 0, 3, true);   // word 0
+    m->add_bad_cell(0, 0, 70, true);  // word 2
+    m->add_bad_cell(0, 1, 40, true);  // word 1, twice
+    m->add_bad_cell(0, 1, 41, true);
+  }
+  EXPECT_FALSE(f.faulty(0, 0));
+  EXPECT_TRUE(whole.faulty(0, 0));
+  EXPECT_TRUE(f.faulty(0, 1));
+  EXPECT_EQ(f.faulty_entries(), 1u);
+  EXPECT_EQ(whole.faulty_entries(), 2u);
+  EXPECT_EQ(f.store(0, 0, want, got, true, fixed), 0u);
+  EXPECT_EQ(fixed, 2u);
+  EXPECT_EQ(whole.store(0, 0, want, got, true, fixed), 2u);
+  EXPECT_EQ(fixed, 0u);
+  EXPECT_EQ(f.store(0, 1, want, got, true, fixed), 2u);
+  EXPECT_EQ(got[1], 0x300u);
+  EXPECT_THROW(RfFaults(1, 1, 128, 48), std::invalid_argument);
 }
 
 // A full GTX480 chip (15 SMs x 32 banks x 256 x 128 bits = 15.7 M cells).
