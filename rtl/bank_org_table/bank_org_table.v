@@ -102,33 +102,28 @@ module bank_org_table #(
   localparam [SbW:0]   NumVbsC = NumVbs[SbW:0];
 
   reg [NumVbs*EntW-1:0]    bot_mem_q, bot_d;
-  reg [NumSlots*RowW-1:0]  rt_mem_q, rt_d;
+  reg [NumSlots*RowW-1:0]  rt_mem_q;
   reg [NumVbs-1:0]         stall_d;
   reg [1:0]                st_q, st_d;
   reg [SbW-1:0]            k_q, k_d;
   reg [NumSbs-1:0]         taken_q, taken_d;
-  reg [NumSbs*CodeWidth-1:0] code_q, code_d;
-  reg [CodeWidth-1:0]      thr_q, thr_d;
+  reg [NumSbs*CodeWidth-1:0] code_q;
+  reg [CodeWidth-1:0]      thr_q;
   reg [VbW:0]              nhyb_q, nhyb_d;
   reg [SbW:0]              prev_q, prev_d;  // {slow, sb} of the first of a pair
   reg [CntW-1:0]           nf_q, nf_d;     // fast sbs picked so far
 
   assign reorg_busy_o = (st_q != SIdle);
 
-  // ---- fast vbs, their count, and each vb's rank inside its category ----
-  reg [NumVbs-1:0]       fast;
-  reg [NumVbs*(VbW+1)-1:0] pos;  // fast (slow) vbs below v, if v is fast (slow)
-  reg [VbW:0]            nfast, cnt;
-  integer v, vu;
+  // ---- fast vbs and their count ----
+  reg [NumVbs-1:0] fast;
+  reg [VbW:0]      nfast;
+  integer v;
   always @(*) begin
-    for (v = 0; v < NumVbs; v = v + 1)
-      fast[v] = ~(bot_mem_q[v*EntW + 2*SbW] & bot_mem_q[v*EntW + 2*SbW + 1]);
     nfast = {(VbW+1){1'b0}};
-    for (v = 0; v < NumVbs; v = v + 1) nfast = nfast + {{VbW{1'b0}}, fast[v]};
     for (v = 0; v < NumVbs; v = v + 1) begin
-      cnt = {(VbW+1){1'b0}};
-      for (vu = 0; vu < v; vu = vu + 1) cnt = cnt + {{VbW{1'b0}}, fast[vu] == fast[v]};
-      pos[v*(VbW+1) +: VbW+1] = cnt;
+      fast[v] = ~(bot_mem_q[v*EntW + 2*SbW] & bot_mem_q[v*EntW + 2*SbW + 1]);
+      nfast = nfast + {{VbW{1'b0}}, fast[v]};
     end
     nfast_o = nfast;
   end
@@ -160,31 +155,46 @@ module bank_org_table #(
   // ---- renaming-table fill at block dispatch ----
   // Closed form of the walk b = (w + r) % NumVbs, r = 0..NumVbs-1: the rank
   // of bank b among the banks of its category in walk order, then the vb of
-  // that category with that rank.
-  reg [RowW-1:0] row;
-  reg [VbW:0]    w1, b1, nslow, rank;
-  reg            bfast;
-  integer bi, vi;
+  // that category with that rank (pos: each vb's rank inside its category).
+  // Computed under disp_i only (row is 0 otherwise, and written only with
+  // disp_i): a simulator evaluates a block whole, and dispatches are rare.
+  reg [RowW-1:0]           row;
+  reg [NumVbs*(VbW+1)-1:0] pos;  // fast (slow) vbs below v, if v is fast (slow)
+  reg [VbW:0]              cnt, w1, b1, nslow, rank;
+  reg                      bfast;
+  integer bi, vi, vu;
   always @(*) begin
     row   = {RowW{1'b0}};
+    pos   = {(NumVbs*(VbW+1)){1'b0}};
+    cnt   = {(VbW+1){1'b0}};
     w1    = {1'b0, disp_warp_i};
-    nslow = NumVbsC[VbW:0] - nfast;
-    for (bi = 0; bi < NumVbs; bi = bi + 1) begin
-      b1 = bi[VbW:0];
-      bfast = b1 < nfast;
-      if (bfast) rank = (w1 >= nfast) ? b1 : (b1 >= w1) ? b1 - w1 : b1 + nfast - w1;
-      else rank = (w1 < nfast) ? b1 - nfast : (b1 >= w1) ? b1 - w1 : b1 + nslow - w1;
-      for (vi = 0; vi < NumVbs; vi = vi + 1)
-        if (fast[vi] == bfast && pos[vi*(VbW+1) +: VbW+1] == rank)
-          row[bi*VbW +: VbW] = vi[VbW-1:0];
+    b1    = {(VbW+1){1'b0}};
+    nslow = {(VbW+1){1'b0}};
+    rank  = {(VbW+1){1'b0}};
+    bfast = 1'b0;
+    if (disp_i) begin
+      for (vi = 0; vi < NumVbs; vi = vi + 1) begin
+        cnt = {(VbW+1){1'b0}};
+        for (vu = 0; vu < vi; vu = vu + 1) cnt = cnt + {{VbW{1'b0}}, fast[vu] == fast[vi]};
+        pos[vi*(VbW+1) +: VbW+1] = cnt;
+      end
+      nslow = NumVbsC[VbW:0] - nfast;
+      for (bi = 0; bi < NumVbs; bi = bi + 1) begin
+        b1 = bi[VbW:0];
+        bfast = b1 < nfast;
+        if (bfast) rank = (w1 >= nfast) ? b1 : (b1 >= w1) ? b1 - w1 : b1 + nfast - w1;
+        else rank = (w1 < nfast) ? b1 - nfast : (b1 >= w1) ? b1 - w1 : b1 + nslow - w1;
+        for (vi = 0; vi < NumVbs; vi = vi + 1)
+          if (fast[vi] == bfast && pos[vi*(VbW+1) +: VbW+1] == rank)
+            row[bi*VbW +: VbW] = vi[VbW-1:0];
+      end
     end
-    rt_d = rt_mem_q;
-    if (disp_i) rt_d[disp_slot_i*RowW +: RowW] = row;
   end
 
   // ---- sorter pick: fastest untaken sb, ties to the lower id ----
   // A binary tournament over the sbs, evaluated leaves first in one loop;
-  // the left child holds the lower ids and wins ties.
+  // the left child holds the lower ids and wins ties. Computed in SSort only
+  // (pick and best are read nowhere else), for simulation speed as above.
   localparam integer TInner = NumSbs - 1;
   localparam integer TNodes = TInner + NumSbs;
   reg [TNodes-1:0]           tv;
@@ -195,20 +205,26 @@ module bank_org_table #(
   reg [CodeWidth-1:0]        best;
   integer t;
   always @(*) begin
-    for (t = 0; t < NumSbs; t = t + 1) begin
-      tv[TInner + t] = ~taken_q[t];
-      tc[(TInner + t)*CodeWidth +: CodeWidth] = code_q[t*CodeWidth +: CodeWidth];
-      ti[(TInner + t)*SbW +: SbW] = t[SbW-1:0];
-    end
-    for (t = TInner - 1; t >= 0; t = t - 1) begin
+    tv   = {TNodes{1'b0}};
+    tc   = {(TNodes*CodeWidth){1'b0}};
+    ti   = {(TNodes*SbW){1'b0}};
+    left = 1'b0;
+    if (st_q == SSort) begin
+      for (t = 0; t < NumSbs; t = t + 1) begin
+        tv[TInner + t] = ~taken_q[t];
+        tc[(TInner + t)*CodeWidth +: CodeWidth] = code_q[t*CodeWidth +: CodeWidth];
+        ti[(TInner + t)*SbW +: SbW] = t[SbW-1:0];
+      end
+      for (t = TInner - 1; t >= 0; t = t - 1) begin
 `ifdef RELGPU_MUTANT
-      left = tv[2*t+1] & (~tv[2*t+2] | (tc[(2*t+1)*CodeWidth +: CodeWidth] < tc[(2*t+2)*CodeWidth +: CodeWidth]));
+        left = tv[2*t+1] & (~tv[2*t+2] | (tc[(2*t+1)*CodeWidth +: CodeWidth] < tc[(2*t+2)*CodeWidth +: CodeWidth]));
 `else
-      left = tv[2*t+1] & (~tv[2*t+2] | (tc[(2*t+1)*CodeWidth +: CodeWidth] <= tc[(2*t+2)*CodeWidth +: CodeWidth]));
+        left = tv[2*t+1] & (~tv[2*t+2] | (tc[(2*t+1)*CodeWidth +: CodeWidth] <= tc[(2*t+2)*CodeWidth +: CodeWidth]));
 `endif
-      tv[t] = tv[2*t+1] | tv[2*t+2];
-      tc[t*CodeWidth +: CodeWidth] = left ? tc[(2*t+1)*CodeWidth +: CodeWidth] : tc[(2*t+2)*CodeWidth +: CodeWidth];
-      ti[t*SbW +: SbW] = left ? ti[(2*t+1)*SbW +: SbW] : ti[(2*t+2)*SbW +: SbW];
+        tv[t] = tv[2*t+1] | tv[2*t+2];
+        tc[t*CodeWidth +: CodeWidth] = left ? tc[(2*t+1)*CodeWidth +: CodeWidth] : tc[(2*t+2)*CodeWidth +: CodeWidth];
+        ti[t*SbW +: SbW] = left ? ti[(2*t+1)*SbW +: SbW] : ti[(2*t+2)*SbW +: SbW];
+      end
     end
     pick = ti[0 +: SbW];
     best = tc[0 +: CodeWidth];
@@ -237,8 +253,6 @@ module bank_org_table #(
     st_d    = st_q;
     k_d     = k_q;
     taken_d = taken_q;
-    code_d  = code_q;
-    thr_d   = thr_q;
     nhyb_d  = nhyb_q;
     prev_d  = prev_q;
     nf_d    = nf_q;
@@ -250,8 +264,6 @@ module bank_org_table #(
           st_d    = SSort;
           k_d     = {SbW{1'b0}};
           taken_d = {NumSbs{1'b0}};
-          code_d  = sensors_i;
-          thr_d   = slow_thr_i;
           nhyb_d  = nhyb_i;
           nf_d    = {CntW{1'b0}};
         end
@@ -299,7 +311,7 @@ module bank_org_table #(
       nhyb_q  <= {(VbW+1){1'b0}};
     end else begin
       bot_mem_q   <= bot_d;
-      rt_mem_q    <= rt_d;
+      if (disp_i) rt_mem_q[disp_slot_i*RowW +: RowW] <= row;
       stall_o <= stall_d;
       st_q    <= st_d;
       k_q     <= k_d;
@@ -310,9 +322,10 @@ module bank_org_table #(
     end
   end
 
-  // Sensor snapshot: only meaningful while busy, so no reset.
-  always @(posedge clk_i) begin
-    code_q <= code_d;
-    thr_q  <= thr_d;
-  end
+  // Sensor snapshot at reorg_i: only meaningful while busy, so no reset.
+  always @(posedge clk_i)
+    if (st_q == SIdle && reorg_i) begin
+      code_q <= sensors_i;
+      thr_q  <= slow_thr_i;
+    end
 endmodule
