@@ -36,7 +36,7 @@ void RowAllocator::begin_launch(unsigned rows_per_slot, uint64_t /*now*/) {
   wakeups_ = collisions_ = allocations_ = 0;
 }
 
-unsigned RowAllocator::take(uint64_t now, uint64_t& ready) {
+unsigned RowAllocator::take() {
   const unsigned n = unsigned(slot_free_.size());
   unsigned s = 0;
   if (rotating_) {
@@ -51,9 +51,13 @@ unsigned RowAllocator::take(uint64_t now, uint64_t& ready) {
   slot_free_[s] = 0;
   --free_;
   ++allocations_;
-  ready = now;
-  for (unsigned r = s * rps_; r < (s + 1) * rps_; ++r) open(r, now, ready);
   return s * rps_;
+}
+
+uint64_t RowAllocator::start(unsigned row_base, uint64_t now) {
+  uint64_t ready = now;
+  for (unsigned r = row_base; r < row_base + rps_; ++r) open(r, now, ready);
+  return ready;
 }
 
 void RowAllocator::give(unsigned row_base, uint64_t now) {
@@ -120,10 +124,11 @@ void derive_argo(json& d) {
     for (size_t r = 0; r < ar.size(); ++r) {
       double x = ar[r].get<double>();
       alloc += x;
-      max_alloc = std::max(max_alloc, x / kc);
+      max_alloc = std::max(max_alloc, std::min(x / kc, 1.0));
       double p = gated ? a["powered_row_cycles"][r].get<double>() : kc;
+      if (x > kc + 1 || p > kc + 1) throw std::logic_error("argo stats: a row held longer than its launch");
       powered += p;
-      max_duty = std::max(max_duty, p / kc);
+      max_duty = std::max(max_duty, std::min(p / kc, 1.0));
     }
     wakeups += a.value("wakeups", uint64_t(0));
     collisions += a.value("collisions", uint64_t(0));

@@ -60,9 +60,12 @@ class RowAllocator {
   // A new launch: slots of `rows_per_slot` rows; resets the counters.
   void begin_launch(unsigned rows_per_slot, uint64_t now);
   unsigned free_slots() const { return free_; }
-  // Allocates a slot at cycle `now`: returns its first row; `ready` is the
-  // cycle from which its rows are powered (now, or later after a wake-up).
-  unsigned take(uint64_t now, uint64_t& ready);
+  // Allocates a slot: returns its first row. The rows are held from
+  // start(), called with the first cycle the warp can use them.
+  unsigned take();
+  // The slot at row_base is held from cycle `now`; returns the cycle from
+  // which its rows are powered (now, or later after a wake-up).
+  uint64_t start(unsigned row_base, uint64_t now);
   void give(unsigned row_base, uint64_t now);
   bool gated(unsigned row) const { return gating_ && on_rows_[row / gate_rows_] == 0; }
   config::json stats() const;

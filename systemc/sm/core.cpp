@@ -20,9 +20,9 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
       port_(port),
       rf_(unsigned(cfg.get(kRfBanks)), unsigned(cfg.get(kRfEntries)), unsigned(cfg.get(kRfEntryBits))),
       regs_(rf_, unsigned(cfg.get(kMaxThreads) + kWarpSize - 1) / kWarpSize),
-      rows_(cfg, rf_),
       l1_(unsigned(cfg.get(kL1Sets)), unsigned(cfg.get(kL1Ways)), unsigned(cfg.get(kL1Mshrs)),
-          unsigned(cfg.get(kL1MshrMerge))) {
+          unsigned(cfg.get(kL1MshrMerge))),
+      rows_(cfg, rf_) {
   max_threads_ = unsigned(cfg.get(kMaxThreads));
   max_ctas_ = unsigned(cfg.get(kMaxCtas));
   max_warps_ = (max_threads_ + kWarpSize - 1) / kWarpSize;
@@ -178,14 +178,13 @@ void Core::add_cta(const uint32_t ctaid[3]) {
     while (!warp_free_[ws]) ++ws;
     warp_free_[ws] = 0;
     --free_warps_;
-    uint64_t wake = 0;
-    const unsigned row_base = rows_.take(now_, wake);
+    const unsigned row_base = rows_.take();
+    rows_starting_.push_back(ws);
     w.rf = ws;
     regs_.reserve(ws, nregs);
     regs_.bind(ws, &w, row_base, rows_per_warp_);
     WarpSlot& s = warps_[ws];
     s = WarpSlot{};
-    s.wake = wake;
     s.w = &w;
     s.cta = &c.cta;
     s.cta_slot = cs;
@@ -289,6 +288,8 @@ void Core::cycle(uint64_t now) {
   act_.shared_accesses = act_.mem_requests = 0;
   busy_ = false;
   next_wake_ = UINT64_MAX;
+  for (unsigned ws : rows_starting_) warps_[ws].wake = rows_.start(regs_.row_of(ws, 0), now);  // sm/argo.h
+  rows_starting_.clear();
 
   responses();
   if (bot_) bot_arbitrate();

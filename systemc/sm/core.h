@@ -233,6 +233,7 @@ class Core final : public SmCore {
   std::vector<uint8_t> warp_free_;
   std::vector<CtaSlot> ctas_;
   RowAllocator rows_;                  // RF row slots of rows_per_warp_ rows (sm/argo.h)
+  std::vector<unsigned> rows_starting_;  // warp slots added since the last cycle: rows held from the next
   unsigned rows_per_warp_ = 1, free_warps_ = 0;
   unsigned last_resident_ = 0;         // resident warps at the end of the last cycle
   uint32_t threads_used_ = 0;
