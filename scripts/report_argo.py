@@ -16,11 +16,11 @@ def kind(run):
 
 
 def argo(run, key):
-    return run.get("argo", {}).get(key)
+    return (run or {}).get("argo", {}).get(key)
 
 
 def aging(run, node, variant):
-    return run.get("argo", {}).get("aging", {}).get(node, {}).get("vth_reduction_" + variant)
+    return (run or {}).get("argo", {}).get("aging", {}).get(node, {}).get("vth_reduction_" + variant)
 
 
 def write(runs, out, missing=()):
