@@ -53,7 +53,7 @@ def write(runs, out, missing=()):
           "a row's stress duty = the fraction of the launch's cycles it is powered (always 1 without gates); "
           "worst-case recovery = 1 - the largest duty of any row of any SM (Table 3); leakage reduction = "
           "the gated fraction of row-cycles (SRAM leakage proportional to powered size, ARGO [31]); Vth "
-          "reduction = 1 - dVth(worst duty) / dVth(1) after 5 years at 110 C (`reliability/nbti.h`).", ""]
+          "reduction = 1 - dVth(worst duty) / dVth(1) after 5 years at 110 C (`reliability/nbti_argo.h`).", ""]
     md += campaign_time(runs, "argo", ["argo", "argo_ablation"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += [f"Output checks: {len(runs) - len(bad)} of {len(runs)} stored runs pass"

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "common/error.h"
-#include "reliability/nbti.h"
+#include "reliability/nbti_argo.h"
 
 namespace relgpu::sm {
 

@@ -20,7 +20,7 @@
 // allocated and each row was powered; gpu/stats.cpp divides by the launch's
 // cycles of this SM (derive_argo) into utilization, stress duty per row,
 // worst-case recovery, leakage (proportional to powered rows, ARGO [31])
-// and aging (reliability/nbti.h).
+// and aging (reliability/nbti_argo.h).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-// ARGO end to end (sm/argo.h, reliability/nbti.h): the Evergreen-like
+// ARGO end to end (sm/argo.h, reliability/nbti_argo.h): the Evergreen-like
 // config, workloads under the rotating allocator with power gating, the
 // derived run summary (utilization, worst-row duty, leakage, aging) and the
 // NBTI model's ratios.
@@ -6,7 +6,7 @@
 
 #include "gpu/stats.h"
 #include "gpu_test_util.h"
-#include "reliability/nbti.h"
+#include "reliability/nbti_argo.h"
 #include "sm/argo.h"
 
 using namespace relgpu;

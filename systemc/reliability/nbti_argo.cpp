@@ -1,4 +1,4 @@
-#include "reliability/nbti.h"
+#include "reliability/nbti_argo.h"
 
 #include <cmath>
 #include <stdexcept>
