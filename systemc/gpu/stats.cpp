@@ -2,6 +2,7 @@
 
 #include "mem/loscache.h"
 #include "power/l2_energy.h"
+#include "sm/argo.h"
 
 namespace relgpu::gpu {
 
@@ -134,6 +135,7 @@ void derive_ratios(json& d) {
   if (d.contains("sms") && d["sms"].is_array())
     for (auto& s : d["sms"]) derive_sm(s);
   if (d.contains("sm_total")) derive_sm(d["sm_total"]);
+  sm::derive_argo(d);  // RF utilization, duty, leakage and aging (sm/argo.h)
   if (d.contains("l2") && d["l2"].is_object()) {
     ratio(d["l2"], "hit_rate", "hits", "accesses");
     ratio(d["l2"], "miss_rate", "misses", "accesses");

@@ -21,7 +21,8 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
       rf_(unsigned(cfg.get(kRfBanks)), unsigned(cfg.get(kRfEntries)), unsigned(cfg.get(kRfEntryBits))),
       regs_(rf_, unsigned(cfg.get(kMaxThreads) + kWarpSize - 1) / kWarpSize),
       l1_(unsigned(cfg.get(kL1Sets)), unsigned(cfg.get(kL1Ways)), unsigned(cfg.get(kL1Mshrs)),
-          unsigned(cfg.get(kL1MshrMerge))) {
+          unsigned(cfg.get(kL1MshrMerge))),
+      rows_(cfg, rf_) {
   max_threads_ = unsigned(cfg.get(kMaxThreads));
   max_ctas_ = unsigned(cfg.get(kMaxCtas));
   max_warps_ = (max_threads_ + kWarpSize - 1) / kWarpSize;
@@ -105,7 +106,11 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv);
     regs_.set_bank_map(bot_.get());
   }
-  if (cfg.get(kGrGuardEnable)) gr_ = std::make_unique<GrGuard>(*this, cfg);
+  if (cfg.get(kGrGuardEnable)) {
+    // GR-Guard may keep moved entries in rows no warp owns; gating would lose them.
+    if (cfg.get(kRfPowerGating)) throw InputError("rf.power_gating and grguard.enable cannot be combined");
+    gr_ = std::make_unique<GrGuard>(*this, cfg);
+  }
 }
 
 Core::~Core() = default;
@@ -124,8 +129,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
     throw InputError("kernel '" + ctx_.kernel->name + "' needs " + std::to_string(regs) +
                      " registers per thread; a warp can hold at most " +
                      std::to_string(rf_.entries() * rf_.groups()) + " (rf.entries_per_bank x banks / span)");
-  row_free_.assign(rf_.entries() / rows_per_warp_, 1);
-  free_row_slots_ = unsigned(row_free_.size());
+  rows_.begin_launch(rows_per_warp_, now_);
   free_warps_ = max_warps_;
   std::fill(warp_free_.begin(), warp_free_.end(), 1);
   for (auto& s : sched_) s = Scheduler{};
@@ -149,7 +153,7 @@ bool Core::can_accept(const CtaShape& s) const {
   unsigned rows = std::max(1u, (s.regs_per_thread + rf_.groups() - 1) / rf_.groups());
   unsigned row_slots_needed = rows <= rows_per_warp_ ? nw : nw * ((rows + rows_per_warp_ - 1) / rows_per_warp_);
   return live_ctas_ < max_ctas_ && threads_used_ + s.threads <= max_threads_ && nw <= free_warps_ &&
-         shared_used_ + s.shared_bytes <= shared_cap_ && row_slots_needed <= free_row_slots_;
+         shared_used_ + s.shared_bytes <= shared_cap_ && row_slots_needed <= rows_.free_slots();
 }
 
 void Core::add_cta(const uint32_t ctaid[3]) {
@@ -173,13 +177,11 @@ void Core::add_cta(const uint32_t ctaid[3]) {
     while (!warp_free_[ws]) ++ws;
     warp_free_[ws] = 0;
     --free_warps_;
-    unsigned rs = 0;
-    while (!row_free_[rs]) ++rs;
-    row_free_[rs] = 0;
-    --free_row_slots_;
+    const unsigned row_base = rows_.take();
+    rows_starting_.push_back(ws);
     w.rf = ws;
     regs_.reserve(ws, nregs);
-    regs_.bind(ws, &w, rs * rows_per_warp_, rows_per_warp_);
+    regs_.bind(ws, &w, row_base, rows_per_warp_);
     WarpSlot& s = warps_[ws];
     s = WarpSlot{};
     s.w = &w;
@@ -215,11 +217,7 @@ void Core::cta_check(unsigned cs) {
   for (unsigned ws : c.warps) {
     warp_free_[ws] = 1;
     ++free_warps_;
-    unsigned rs = 0;
-    // Row slot from the bound row base.
-    rs = regs_.row_of(ws, 0) / rows_per_warp_;
-    row_free_[rs] = 1;
-    ++free_row_slots_;
+    rows_.give(regs_.row_of(ws, 0), now_);  // the bound row base
     regs_.unbind(ws);
     Scheduler& sc = sched_[ws % nsched_];
     sc.order.erase(std::find(sc.order.begin(), sc.order.end(), ws));
@@ -289,6 +287,8 @@ void Core::cycle(uint64_t now) {
   act_.shared_accesses = act_.mem_requests = 0;
   busy_ = false;
   next_wake_ = UINT64_MAX;
+  for (unsigned ws : rows_starting_) warps_[ws].wake = rows_.start(regs_.row_of(ws, 0), now);  // sm/argo.h
+  rows_starting_.clear();
 
   responses();
   if (bot_) bot_arbitrate();
@@ -427,6 +427,7 @@ config::json Core::stats() const {
   if (gr_) j["grguard"] = gr_->stats();
   if (los_) j["loscache"] = los_->stats();  // LoSCache
   if (bot_) j["bot"] = bot_->stats();
+  if (config::json a = rows_.stats(); !a.is_null()) j["argo"] = std::move(a);  // sm/argo.h
   return j;
 }
 

@@ -31,6 +31,7 @@
 #include "power/rf_energy.h"
 #include "reliability/chip.h"
 #include "reliability/rf_delay.h"
+#include "sm/argo.h"
 #include "sm/bot_unit.h"
 #include "sm/grguard.h"
 #include "sm/ro_cache.h"
@@ -109,6 +110,7 @@ struct WarpSlot {
   size_t depth = 0;
   const StaticOp* ops = nullptr;
   uint32_t pbase = 0;
+  uint64_t wake = 0;           // ARGO (sm/argo.h): its RF rows are powered from this cycle
   // check() result cache: a warp stalled on its scoreboard, a barrier, a
   // control instruction or an empty buffer stays stalled until something
   // of its own changes (then `dirty` is set), so the schedulers skip it.
@@ -156,6 +158,7 @@ class Core final : public SmCore {
 
   RegisterFile& regfile() { return rf_; }
   SmRegs& regs() { return regs_; }
+  const RowAllocator& row_allocator() const { return rows_; }
   L1D& l1d() { return l1_; }
   // ---- LoSCache (sm/loscache_unit.h) ----
   void attach_loscache(const config::Config& cfg);  // make_sm, when loscache.enable
@@ -229,8 +232,9 @@ class Core final : public SmCore {
   std::vector<WarpSlot> warps_;
   std::vector<uint8_t> warp_free_;
   std::vector<CtaSlot> ctas_;
-  std::vector<uint8_t> row_free_;      // per row slot of rows_per_warp_ rows
-  unsigned rows_per_warp_ = 1, free_row_slots_ = 0, free_warps_ = 0;
+  RowAllocator rows_;                  // RF row slots of rows_per_warp_ rows (sm/argo.h)
+  std::vector<unsigned> rows_starting_;  // warp slots added since the last cycle: rows held from the next
+  unsigned rows_per_warp_ = 1, free_warps_ = 0;
   unsigned last_resident_ = 0;         // resident warps at the end of the last cycle
   uint32_t threads_used_ = 0;
   uint64_t shared_used_ = 0;

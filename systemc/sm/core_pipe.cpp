@@ -121,7 +121,7 @@ void Core::fetch() {
     }
     s.ib = uint8_t(ib_entries_);
     s.dirty = true;
-    s.ib_ready = now_ + fetch_lat_;
+    s.ib_ready = std::max<uint64_t>(now_ + fetch_lat_, s.wake);  // ARGO: rows waking up
     next_wake_ = std::min(next_wake_, s.ib_ready);
     fetch_rr_ = ws + 1;
     return;
