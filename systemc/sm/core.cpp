@@ -287,7 +287,7 @@ void Core::cycle(uint64_t now) {
   std::fill(act_.rf_reads.begin(), act_.rf_reads.end(), 0);
   std::fill(act_.rf_writes.begin(), act_.rf_writes.end(), 0);
   act_.rf_bank_conflicts = act_.oc_allocated = act_.l1_accesses = act_.l1_misses = 0;
-  act_.shared_accesses = act_.mem_requests = 0;
+  act_.shared_accesses = act_.mem_requests = act_.const_accesses = act_.icache_accesses = 0;
   busy_ = false;
   next_wake_ = UINT64_MAX;
 
