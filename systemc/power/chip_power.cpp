@@ -138,6 +138,7 @@ void ChipPower::write_row(const Sm& s, unsigned id) {
 void ChipPower::begin_launch(uint64_t start_ps) {
   for (Sm& s : sms_) {
     s.next = std::max(s.next, s.side.clock.cycle_at_or_after(start_ps));
+    s.first = s.next;
     std::fill(std::begin(s.win), std::end(s.win), 0);
     std::fill(std::begin(s.tot), std::end(s.tot), 0);
     s.win_start = s.win_end = s.next;  // the first accounted cycle opens a window
@@ -162,7 +163,9 @@ json ChipPower::launch_stats(const json& d, uint64_t start_ps, uint64_t end_ps) 
     span(s, s.next, s.side.clock.cycle_at_or_after(end_ps));
     close(s);
     s.win_start = s.win_end = s.next;
-    const double dyn = dynamic_nj(s, s.tot), leak = s.leak_w * secs * 1e9;
+    // Leakage over the SM's accounted cycles, as its trace rows (W x ps = 1e-3 nJ).
+    const double dyn = dynamic_nj(s, s.tot);
+    const double leak = s.leak_w * double(s.side.clock.edge_ps(s.next) - s.side.clock.edge_ps(s.first)) * 1e-3;
     sm_dyn += dyn, sm_leak += leak;
     for (unsigned e = 0; e < kEvents; ++e) ev[e] += s.tot[e], ce[e] += double(s.tot[e]) * s.e[e];
     sms.push_back({{"dynamic_nj", dyn},

@@ -20,7 +20,10 @@
 // power.trace_interval of that SM's cycles: the SM's dynamic energy by
 // component, its leakage (SM logic + RF) and average power. A launch ends
 // each SM's open window, so rows never straddle launches; the rows' energy
-// sums to the stats' sm_dynamic_nj / sm_leakage_nj.
+// sums to the stats' sm_dynamic_nj / sm_leakage_nj. An SM's launch runs
+// from the first edge at or after its start to the first at or after its
+// end, plus the edge at the end itself if the SM ran it (the cycle that
+// finished the kernel): one cycle more than the SM's kernel_cycles then.
 #pragma once
 #include <cstdint>
 #include <fstream>
@@ -59,6 +62,7 @@ class ChipPower final : public sm::ActivityObserver {
     SmSide side;
     double e[kEvents];           // nJ per event at this SM's supplies
     double leak_w = 0;           // SM logic + RF at their supplies
+    uint64_t first = 0;          // the launch's first accounted cycle
     uint64_t next = 0;           // first cycle not yet accounted
     bool resident = false;       // warps resident in the last accounted cycle
     uint64_t win_start = 0, win_end = 0;
