@@ -183,8 +183,10 @@ json ChipPower::launch_stats(const json& d, uint64_t start_ps, uint64_t end_ps) 
   // The RF and GR-Guard's patching unit: their accounts (power/rf_energy.h).
   for (const char* k : {"rf", "patching_unit"})
     if (d.contains("energy") && d["energy"].contains(k))
-      comp[k] = {{"dynamic_nj", num(d, {"energy", k, "dynamic_nj"})}, {"leakage_nj", num(d, {"energy", k, "leakage_nj"})}};
-  comp["l2"] = {{"dynamic_nj", num(d, {"l2_energy", "dynamic_nj"})}, {"leakage_nj", num(d, {"l2_energy", "leakage_nj"})}};
+      comp[k] = {{"dynamic_nj", num(d, {"energy", k, "dynamic_nj"})},
+                 {"leakage_nj", num(d, {"energy", k, "leakage_nj"})}};
+  comp["l2"] = {{"dynamic_nj", num(d, {"l2_energy", "dynamic_nj"})},
+                {"leakage_nj", num(d, {"l2_energy", "leakage_nj"})}};
   const double flits = num(d, {"icnt", "request", "flits"}) + num(d, {"icnt", "response", "flits"});
   comp["icnt"] = {{"dynamic_nj", flits * flit_nj_}, {"leakage_nj", leak_icnt_w_ * secs * 1e9}};
   const double reqs = num(d, {"dram", "reads"}) + num(d, {"dram", "writes"});
@@ -224,7 +226,7 @@ void derive_power(json& p) {
   if (!p.is_object() || !p.contains("time_ps") || !p["time_ps"].is_number()) return;
   const double t = p["time_ps"].get<double>();
   auto w = [&](const json& nj) { return t > 0 && nj.is_number() ? nj.get<double>() / t * 1e3 : 0.0; };
-  for (const char* k : {"dynamic", "leakage", "constant", "total"}) p[std::string(k) + "_w"] = w(p[std::string(k) + "_nj"]);
+  for (const std::string k : {"dynamic", "leakage", "constant", "total"}) p[k + "_w"] = w(p[k + "_nj"]);
   if (p.contains("components"))
     for (auto& c : p["components"]) c["avg_w"] = w(c["dynamic_nj"]) + w(c["leakage_nj"]);
 }
