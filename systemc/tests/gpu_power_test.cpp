@@ -40,13 +40,15 @@ TEST(TimingPower, ComputeKernelSpendsOnFpMemoryKernelOnDram) {
   const double nb_dyn = nb["dynamic_nj"].get<double>(), vo_dyn = vo["dynamic_nj"].get<double>();
   ASSERT_GT(nb_dyn, 0);
   ASSERT_GT(vo_dyn, 0);
-  // Shares of dynamic energy: nbody is FP and SFU work, vecops streams
-  // memory (DRAM traffic: refresh, which follows time alone, left out).
+  // nbody is FP and SFU work, vecops streams memory (memory traffic: DRAM
+  // without refresh, which follows time alone, crossbar and L2). Idle SMs
+  // weigh much in small runs, so the two are compared with each other.
   auto traffic = [](const json& p) {
     return comp(p, "dram") - p["components"]["dram"]["refresh_nj"].get<double>() + comp(p, "icnt") + comp(p, "l2");
   };
-  EXPECT_GT(comp(nb, "fp") / nb_dyn, 3 * comp(vo, "fp") / vo_dyn);
-  EXPECT_GT(traffic(vo) / vo_dyn, 3 * traffic(nb) / nb_dyn);
+  EXPECT_GT(comp(nb, "fp"), 3 * comp(vo, "fp"));
+  EXPECT_GT(traffic(vo), 3 * traffic(nb));
+  EXPECT_GT(comp(nb, "fp") / traffic(nb), 30 * comp(vo, "fp") / traffic(vo));
   EXPECT_GT(comp(nb, "sfu"), 0);
   EXPECT_GT(nb["dynamic_w"].get<double>(), 0);
   // Every component adds up to the totals.
