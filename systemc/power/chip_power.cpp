@@ -1,6 +1,7 @@
 #include "power/chip_power.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/error.h"
 #include "power/chip_keys.h"
@@ -61,6 +62,23 @@ ChipPower::ChipPower(const config::Config& cfg, std::vector<SmSide> sides, unsig
 
 ChipPower::~ChipPower() = default;
 
+// Sum of a per-bank count vector, eight bytes at a time: the byte loop was
+// most of the model's per-cycle cost (callgrind, nbody small).
+static unsigned sum_bytes(const std::vector<uint8_t>& v) {
+  const uint8_t* p = v.data();
+  const size_t n = v.size();
+  unsigned s = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    w = (w & 0x00FF00FF00FF00FFull) + ((w >> 8) & 0x00FF00FF00FF00FFull);  // four 16-bit sums
+    s += unsigned((w * 0x0001000100010001ull) >> 48);
+  }
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
 void ChipPower::on_cycle(const sm::Activity& a, uint64_t skipped) {
   Sm& s = sms_[a.sm];
   if (skipped) {
@@ -75,11 +93,8 @@ void ChipPower::on_cycle(const sm::Activity& a, uint64_t skipped) {
   w[fp] += a.issued[1];
   w[sfu] += a.issued[2];
   w[ldst] += a.issued[3];
-  unsigned r = 0, wr = 0;
-  for (uint8_t n : a.rf_reads) r += n;
-  for (uint8_t n : a.rf_writes) wr += n;
-  w[rf_read] += r;
-  w[rf_write] += wr;
+  w[rf_read] += sum_bytes(a.rf_reads);
+  w[rf_write] += sum_bytes(a.rf_writes);
   w[oc] += a.oc_allocated;
   w[l1d] += a.l1_accesses;
   w[shared] += a.shared_accesses;

@@ -333,12 +333,14 @@ void Core::report_deadlock() const {
 void Core::publish(uint64_t skipped) {
   if (observers_.empty()) return;
   if (skipped) {
-    Activity z;
-    z.sm = id_;
-    z.cycle = now_;
-    z.rf_reads.assign(rf_.banks(), 0);
-    z.rf_writes.assign(rf_.banks(), 0);
-    for (auto* o : observers_) o->on_cycle(z, skipped);
+    // All zeros but the cycle, built once: no allocation per skipped span.
+    if (idle_act_.rf_reads.size() != rf_.banks()) {
+      idle_act_.sm = id_;
+      idle_act_.rf_reads.assign(rf_.banks(), 0);
+      idle_act_.rf_writes.assign(rf_.banks(), 0);
+    }
+    idle_act_.cycle = now_;
+    for (auto* o : observers_) o->on_cycle(idle_act_, skipped);
     return;
   }
   for (auto* o : observers_) o->on_cycle(act_, 0);

@@ -264,6 +264,7 @@ class Core final : public SmCore {
   std::vector<ActivityObserver*> observers_;
   std::vector<IssueRecord>* trace_ = nullptr;
   Activity act_;
+  Activity idle_act_;  // what publish() reports for skipped cycles
   Stall last_stall_ = kIdle;
   uint64_t scratch_[func::kWarpSize];
 
