@@ -97,6 +97,31 @@ TEST(TimingPower, EventsCyclesAndAccountsMatchTheStats) {
   EXPECT_LE(run_cycles, kernel_cycles + 15);
 }
 
+// GR-Guard's undervolted RF and patching unit and LoSCache's gated L2 are
+// the chip model's rf, patching_unit and l2 components.
+TEST(TimingPower, GrGuardAndLoscacheAccountsArePartsOfTheTotal) {
+  TimingDevice t(make_config("gtx480", {"power.enable=true", "grguard.enable=true", "rf.cell_failure_rate=0.01",
+                                        "pv.sigma_ratio=4:1", "pv.chip_seed=1", "loscache.enable=true"}));
+  WorkloadRun r = run_workload(t.dev, "nbody", 1);
+  ASSERT_TRUE(r.result.pass) << r.result.message;
+  for (auto& l : t.dev.launches()) {
+    const json& d = l.detail;
+    const json& c = d["power"]["components"];
+    ASSERT_TRUE(c.contains("patching_unit")) << l.kernel;
+    EXPECT_GT(c["patching_unit"]["dynamic_nj"].get<double>(), 0);
+    for (const char* k : {"rf", "patching_unit"})
+      for (const char* e : {"dynamic_nj", "leakage_nj"})
+        EXPECT_DOUBLE_EQ(c[k][e].get<double>(), d["energy"][k][e].get<double>()) << k << " " << e;
+    // Gated lines leak less than all powered, and that is the model's L2.
+    EXPECT_DOUBLE_EQ(c["l2"]["leakage_nj"].get<double>(), d["l2_energy"]["leakage_nj"].get<double>());
+    EXPECT_LT(c["l2"]["leakage_nj"].get<double>(), d["l2_energy"]["all_powered_leakage_nj"].get<double>());
+    // The undervolted RF leaks less than the nominal 0.13 W per SM.
+    const double rf_leak_w = c["rf"]["leakage_nj"].get<double>() / d["power"]["time_ps"].get<double>() * 1e3;
+    EXPECT_GT(rf_leak_w, 0);
+    EXPECT_LT(rf_leak_w, 15 * 0.130);
+  }
+}
+
 std::vector<std::map<std::string, double>> read_csv(const std::string& path) {
   std::ifstream f(path);
   std::string line;
