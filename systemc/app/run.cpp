@@ -34,6 +34,11 @@ options:
                          totals stay); most of a short timing run's stats are that detail
   --csv FILE             append one row of headline stats (header first if FILE is new), for sweeps
   --quiet                print nothing but errors
+  --power                run the chip power model (timing mode; same as --set power.enable=true):
+                         energy and average power per component in the stats' 'power' section
+  --power-trace FILE.csv also write the per-SM power trace (implies --power): one row per SM per
+                         --power-trace-interval N of its cycles (default 100; 1 = every cycle);
+                         scripts/report power-trace FILE.csv plots it
   --config-hash HASH     run only if the effective config hashes to HASH, else exit 2
                          (campaigns pass it, so no result is stored under another config)
   -h, --help             this text
@@ -76,6 +81,9 @@ RunCommand parse_run(Args& a) {
     else if (opt == "--rtl") c.sets.push_back("sim.rtl=" + v());
     else if (opt == "--rtl-check") c.sets.push_back("sim.rtl_check=true");
     else if (opt == "--trace-rtl") c.sets.push_back("sim.trace_rtl=" + v());
+    else if (opt == "--power") c.sets.push_back("power.enable=true");
+    else if (opt == "--power-trace") c.sets.push_back("power.enable=true"), c.sets.push_back("power.trace=" + v());
+    else if (opt == "--power-trace-interval") c.sets.push_back("power.trace_interval=" + v());
     else if (opt == "--config-hash") c.config_hash = v();
     else if (opt.rfind("-", 0) == 0) a.unknown(arg);
     else if (c.workload.empty()) c.workload = arg;

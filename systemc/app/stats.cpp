@@ -89,6 +89,12 @@ void print_summary(std::ostream& os, const RunInfo& r, const json& s, const std:
     rate("L1D hit rate", l1, "hit_rate");
     rate("L2 hit rate", s.contains("l2") ? &s["l2"] : nullptr, "hit_rate");
     rate("DRAM row hits", s.contains("dram") ? &s["dram"] : nullptr, "row_hit_rate");
+    if (s.contains("power") && s["power"].contains("total_w")) {  // power/chip_power.h
+      const json& p = s["power"];
+      os << "  average power     " << std::setprecision(1) << p["total_w"].get<double>() << " W   (dynamic "
+         << p["dynamic_w"].get<double>() << ", leakage " << p["leakage_w"].get<double>() << ", constant "
+         << p["constant_w"].get<double>() << ")\n";
+    }
   }
   os << "  output check      " << (r.pass ? "PASS" : "FAIL") << "   " << r.check_message << "\n";
 }

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "gpu/stats.h"
+#include "power/chip_keys.h"
 #include "power/rf_energy.h"
 
 namespace relgpu::gpu {
@@ -43,6 +44,13 @@ Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMe
     icnt_->mem_side.bind(parts_.back()->tgt);
     if (i % subs) parts_.back()->share_dram_with(*parts_[i - i % subs]);
   }
+  if (cfg.get(power::chip_keys::kEnable)) {
+    std::vector<power::ChipPower::SmSide> sides;
+    for (unsigned i = 0; i < clocks.size(); ++i)
+      sides.push_back({clocks[i], sms_[i]->core().rf_vdd(), sms_[i]->core().rf_entry_bits()});
+    power_ = std::make_unique<power::ChipPower>(cfg, std::move(sides), nslices / subs);
+    for (auto* c : cores_) c->add_observer(power_.get());
+  }
   gmem_ = &gmem;
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(launcher);
@@ -64,6 +72,7 @@ void Gpu::begin(const func::LaunchCtx& ctx, runtime::Dim3 grid, const sm::CtaSha
     p->begin_kernel();  // LoSCache: per-kernel counts
     p->reset_stats();
   }
+  if (power_) power_->begin_launch(sc_core::sc_time_stamp().value());
   start_pending_ = true;
   start_ev_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -225,6 +234,7 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   // LoSCache (mem/loscache.h, sm/loscache_unit.h): both sides and the query traffic.
   if (!los_l2.is_null()) d["loscache"] = {{"sm", std::move(los_sm)}, {"l2", std::move(los_l2)}, {"icnt", icnt_->query_stats()}};
   d["partitions"] = std::move(parts);
+  if (power_) d["power"] = power_->launch_stats(d, start_ps_, end_ps_);  // power/chip_power.h
   return d;
 }
 

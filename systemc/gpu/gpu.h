@@ -24,6 +24,7 @@
 #include "gpu/sm_module.h"
 #include "mem/interconnect.h"
 #include "mem/partition.h"
+#include "power/chip_power.h"
 #include "runtime/device.h"
 
 namespace relgpu::gpu {
@@ -84,6 +85,7 @@ class Gpu final : public sc_core::sc_module, public SmHost {
   std::vector<sm::SmCore*> cores_;
   std::unique_ptr<mem::Interconnect> icnt_;
   std::vector<std::unique_ptr<mem::Partition>> parts_;
+  std::unique_ptr<power::ChipPower> power_;  // power.enable (power/chip_power.h)
   CtaScheduler sched_;
   sc_core::sc_event start_ev_, flush_ev_;
   bool start_pending_ = false, running_ = false, finished_ = false;

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "gpu/timing_engine.h"
+#include "power/chip_keys.h"
 
 namespace relgpu::gpu {
 
@@ -17,6 +18,10 @@ std::string mode_option(const std::string& cmd, const std::string& value) {
 }
 
 void use_configured_engine(runtime::Device& dev, const config::Config& cfg) {
+  // The power model observes the timing model's cycles (power/chip_power.h).
+  if (cfg.get(power::chip_keys::kEnable) && cfg.get(kMode) != "timing")
+    throw InputError("power.enable (--power, --power-trace) needs the timing model; sim.mode is '" + cfg.get(kMode) +
+                     "'");
   if (cfg.get(kMode) == "timing") dev.set_engine(std::make_unique<TimingEngine>(cfg, dev.memory()));
 }
 

@@ -1,6 +1,7 @@
 #include "gpu/stats.h"
 
 #include "mem/loscache.h"
+#include "power/chip_power.h"
 #include "power/l2_energy.h"
 #include "sm/argo.h"
 
@@ -131,6 +132,7 @@ void derive_ratios(json& d) {
   }
   // ---- end L2 energy and LoSCache ----
   if (d.contains("grguard") && d["grguard"].is_object()) derive_grguard(d);
+  if (d.contains("power")) power::derive_power(d["power"]);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
   if (d.contains("sms") && d["sms"].is_array())
     for (auto& s : d["sms"]) derive_sm(s);

@@ -20,6 +20,8 @@ struct Activity {
   uint16_t rf_bank_conflicts = 0;
   uint16_t oc_allocated = 0;          // operand collectors in use
   uint16_t l1_accesses = 0, l1_misses = 0, shared_accesses = 0;
+  uint16_t const_accesses = 0;        // constant/param warp accesses (ccache lines when modelled)
+  uint16_t icache_accesses = 0;       // instruction fetches
   uint16_t mem_requests = 0;          // requests sent to the interconnect
 };
 

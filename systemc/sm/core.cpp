@@ -284,7 +284,7 @@ void Core::cycle(uint64_t now) {
   std::fill(act_.rf_reads.begin(), act_.rf_reads.end(), 0);
   std::fill(act_.rf_writes.begin(), act_.rf_writes.end(), 0);
   act_.rf_bank_conflicts = act_.oc_allocated = act_.l1_accesses = act_.l1_misses = 0;
-  act_.shared_accesses = act_.mem_requests = 0;
+  act_.shared_accesses = act_.mem_requests = act_.const_accesses = act_.icache_accesses = 0;
   busy_ = false;
   next_wake_ = UINT64_MAX;
   for (unsigned ws : rows_starting_) warps_[ws].wake = rows_.start(regs_.row_of(ws, 0), now);  // sm/argo.h
@@ -332,12 +332,14 @@ void Core::report_deadlock() const {
 void Core::publish(uint64_t skipped) {
   if (observers_.empty()) return;
   if (skipped) {
-    Activity z;
-    z.sm = id_;
-    z.cycle = now_;
-    z.rf_reads.assign(rf_.banks(), 0);
-    z.rf_writes.assign(rf_.banks(), 0);
-    for (auto* o : observers_) o->on_cycle(z, skipped);
+    // All zeros but the cycle, built once: no allocation per skipped span.
+    if (idle_act_.rf_reads.size() != rf_.banks()) {
+      idle_act_.sm = id_;
+      idle_act_.rf_reads.assign(rf_.banks(), 0);
+      idle_act_.rf_writes.assign(rf_.banks(), 0);
+    }
+    idle_act_.cycle = now_;
+    for (auto* o : observers_) o->on_cycle(idle_act_, skipped);
     return;
   }
   for (auto* o : observers_) o->on_cycle(act_, 0);

@@ -165,6 +165,8 @@ class Core final : public SmCore {
   const LoscacheUnit* loscache() const { return los_.get(); }
   // ---- end LoSCache ----
   double rf_fmax_mhz() const override { return rf_energy_->fmax_mhz(); }
+  double rf_vdd() const override { return rf_faults()->vdd(); }
+  unsigned rf_entry_bits() const override { return rf_.entry_bits(); }
   const GrGuard* grguard() const { return gr_.get(); }  // null when grguard.enable is false
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
 
@@ -266,6 +268,7 @@ class Core final : public SmCore {
   std::vector<ActivityObserver*> observers_;
   std::vector<IssueRecord>* trace_ = nullptr;
   Activity act_;
+  Activity idle_act_;  // what publish() reports for skipped cycles
   Stall last_stall_ = kIdle;
   uint64_t scratch_[func::kWarpSize];
 

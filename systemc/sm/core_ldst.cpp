@@ -130,6 +130,7 @@ bool Core::start_ldst(Inst* in) {
     }
     if (nconst) {
       ++st_.const_access;
+      if (!ccache_) ++act_.const_accesses;  // else one per cache line (ccache_line)
       cycles += nconst;
       lat = std::max(lat, const_lat_ + nconst - 1);
     }
@@ -150,7 +151,7 @@ bool Core::start_ldst(Inst* in) {
 // fetch or joins the one in flight, and the instruction waits for it.
 bool Core::ccache_line(Inst* in) {
   uint64_t line = in->clines[in->next_cline];
-  ++st_.ccache_access;
+  ++st_.ccache_access, ++act_.const_accesses;
   if (ccache_->probe(line)) return true;
   int m = ccache_->pending(line);
   if (m < 0) {

@@ -136,7 +136,7 @@ bool Core::icache_fetch(unsigned ws) {
   const func::Code* code = s.w->frames.back().code;  // the frame running now (s.code may lag behind)
   uint64_t a = code_address(code->fn, uint32_t(s.w->pc()), code->ins.size());
   uint64_t line = a & ~uint64_t(mem::kLineBytes - 1);
-  ++st_.icache_access;
+  ++st_.icache_access, ++act_.icache_accesses;
   if (icache_->probe(line)) return true;
   int m = icache_->pending(line);
   if (m < 0) {

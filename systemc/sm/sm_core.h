@@ -74,6 +74,9 @@ class SmCore {
   virtual config::json stats() const = 0;
   // The highest clock its register file makes at its supply (power/vf.h).
   virtual double rf_fmax_mhz() const = 0;
+  // Its register file's supply (Vnom = 1) and entry width, for the power model.
+  virtual double rf_vdd() const = 0;
+  virtual unsigned rf_entry_bits() const = 0;
 };
 
 // The SM of this project (sm/core.cpp).
