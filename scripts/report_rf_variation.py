@@ -2,7 +2,7 @@
 campaigns regress/rf_variation.json, rf_variation_chips.json, rf_variation_ablation.json and
 rf_variation_vlrf.json, with the clock side from the RF delay model's calibration
 (docs/results/rf_delay_calibration.md) and the NBTI aging of `relgpu rf-age`
-(docs/results/stores/rf_aging.json, made from the same store)."""
+(STORE_aging.json beside the store, made from it: docs/results/stores/rf_variation_aging.json)."""
 import json
 import os
 import re
@@ -41,22 +41,24 @@ def calibration():
     return rows
 
 
-AGING = os.path.join(ROOT, "docs", "results", "stores", "rf_aging.json")
 ORGS = [("baseline", "baseline (no BOT)"), ("pv_opt", "PV-opt"), ("nbti_opt", "PV-opt + NBTI-opt"),
         ("nbti_opt_reorg_only", "NBTI-opt, re-organisation only"),
         ("nbti_opt_hot_first", "NBTI-opt, hottest vbs to the fastest")]
 
 
 # Ablations of the NBTI model's two readings of the paper (same command at 1:1 with one flag).
-AGING_ABLATIONS = [("--recovery literal", "rf_aging_literal.json",
+AGING_ABLATIONS = [("--recovery literal", "_aging_literal.json",
                     "Eq. (2)'s recovery on all of dVth, the PV offset included"),
-                   ("--stress always", "rf_aging_always.json",
+                   ("--stress always", "_aging_always.json",
                     "every sub-bank always under stress (no access profile)")]
+STORE = [None]  # the store the page is made from; its aging JSONs sit beside it
 
 
-def aging(name="rf_aging.json"):
-    """relgpu rf-age's JSON, or None."""
-    path = os.path.join(ROOT, "docs", "results", "stores", name)
+def aging(suffix="_aging.json"):
+    """relgpu rf-age's JSON for this store (STORE without .db + suffix), or None."""
+    if not STORE[0]:
+        return None
+    path = os.path.splitext(STORE[0])[0] + suffix
     return json.load(open(path)) if os.path.exists(path) else None
 
 
@@ -79,7 +81,8 @@ def aging_section(ag, ipc):
           f"{ag['kv']:.4g} V^3/s^0.5" + (f", fitted so the baseline's aged clock at 1:1 is {ag['fit_target']}"
                                         if "fit_target" in ag else "") + ". "
           + (f"It took {ag['wall_s'] / 60:.1f} min with {ag['threads']} threads; " if "wall_s" in ag else "")
-          + "rerun: `relgpu rf-age --store STORE --fit-kv 0.45 --out docs/results/stores/rf_aging.json`.", ""]
+          + "rerun: `relgpu rf-age --store docs/results/stores/rf_variation.db --fit-kv 0.45 --out "
+          "docs/results/stores/rf_variation_aging.json`.", ""]
     rows = []
     for ratio in ag["ratios"]:
         b = aged(ag, ratio, "baseline")
@@ -93,8 +96,8 @@ def aging_section(ag, ipc):
     md += [table(["sigma", "organisation", "clock, time 0", "clock, aged", "guardband", "clock vs baseline",
                   "IPC x f vs baseline"], rows), ""]
     rows = []
-    for flag, name, what in [("(none)", None, "the model above")] + AGING_ABLATIONS:
-        a = ag if name is None else aging(name)
+    for flag, suffix, what in [("(none)", None, "the model above")] + AGING_ABLATIONS:
+        a = ag if suffix is None else aging(suffix)
         if not a or "1:1" not in a["ratios"]:
             continue
         b, p, n, h = (aged(a, "1:1", o) for o in ("baseline", "pv_opt", "nbti_opt", "nbti_opt_hot_first"))
@@ -103,7 +106,8 @@ def aging_section(ag, ipc):
                      pct(n / p - 1, 1, True), pct(h / p - 1, 1, True)])
     if len(rows) > 1:
         md += ["Ablations of the aging model (sigma 1:1, Kv refitted to the same 0.45 each time; "
-               f"`relgpu rf-age --store STORE --fit-kv 0.45 --ratios 1:1 FLAG --out docs/results/stores/NAME`):", "",
+               "`relgpu rf-age --store docs/results/stores/rf_variation.db --fit-kv 0.45 --ratios 1:1 FLAG --out "
+               "docs/results/stores/rf_variation_aging_{literal,always}.json`):", "",
                table(["flag", "what changes", "Kv", "baseline aged clock", "guardband, PV-opt vs baseline",
                       "NBTI-opt clock vs PV-opt", "hot-first clock vs PV-opt"], rows), ""]
     per = ag["ratios"].get("1:1", {})
@@ -113,7 +117,8 @@ def aging_section(ag, ipc):
     return md
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):
+    STORE[0] = store
     by = {}
     for r in runs:
         by.setdefault(kind(r), {})[(r["workload"], cfg(r, "pv.chip_seed"), cfg(r, "pv.sigma_ratio"))] = r
