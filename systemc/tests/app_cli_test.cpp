@@ -47,6 +47,26 @@ TEST(Cli, HelpForEveryCommand) {
   }
 }
 
+// relgpu rf-age: bad input is named, with exit 2, before any chip is built.
+TEST(Cli, RfAgeBadInputIsNamed) {
+  Out o = relgpu("rf-age");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find("--store FILE is required"), std::string::npos) << o.text;
+  o = relgpu("rf-age --store x.db --stress sometimes");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find("--stress must be access or always"), std::string::npos) << o.text;
+  o = relgpu("rf-age --store x.db --runs pv=foo");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find("unknown organisation 'pv'"), std::string::npos) << o.text;
+  o = relgpu("rf-age --store x.db --ratios 2:3");
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find("--ratios"), std::string::npos) << o.text;
+  const std::string missing = ::testing::TempDir() + "no_such_store.db";
+  o = relgpu("rf-age --store " + missing);
+  EXPECT_EQ(o.rc, 2);
+  EXPECT_NE(o.text.find(missing), std::string::npos) << o.text;
+}
+
 TEST(Cli, MalformedPtxGivesFileLineCol) {
   std::string f = tmpfile_with("bad_semicolon.ptx", std::string(kHeader) +
                                                         ".visible .entry k()\n{\n .reg .b32 %r<3>;\n"
