@@ -49,6 +49,10 @@ const char* kRfAgeHelp =
     "  --out FILE          write the JSON there (default stdout)\n"
     "  -j N                threads (default: the cores)\n";
 
+// Fast vbs under RF-BRO on the paper's RF: round(0.7 x 32) fast sub-banks, paired.
+constexpr unsigned kFastVbs = 11;
+static_assert(kFastVbs == unsigned(reliability::RfDelay::kFastShare * 32 + 0.5) / 2);
+
 struct Profile {
   std::vector<std::vector<double>> duty;  // [sm][vb]
 };
@@ -83,7 +87,7 @@ Profile profile_of(const config::json& st, Org org, const std::string& where) {
       throw InputError("rf-age: " + where + ": needs the paper's 16-bank RF (configs/fermi_16bank.json)");
     std::vector<double> d(16, 0.0);
     for (unsigned v = 0; v < 16; ++v) {
-      const double cpa = org != Org::kBaseline && v >= 11 ? 2 : 1;
+      const double cpa = org != Org::kBaseline && v >= kFastVbs ? 2 : 1;
       d[v] = cycles > 0 ? std::min(1.0, (rd[v].get<double>() + wr[v].get<double>()) * cpa / cycles) : 0;
     }
     p.duty.push_back(d);
@@ -118,8 +122,8 @@ Profiles load(const std::string& store, const std::string& campaign, const std::
 // fast (vbs 0-10) and the slow (11-15) class.
 Profile hot_first(Profile p) {
   for (auto& d : p.duty) {
-    std::sort(d.begin(), d.begin() + 11, std::greater<double>());
-    std::sort(d.begin() + 11, d.end(), std::greater<double>());
+    std::sort(d.begin(), d.begin() + kFastVbs, std::greater<double>());
+    std::sort(d.begin() + kFastVbs, d.end(), std::greater<double>());
   }
   return p;
 }

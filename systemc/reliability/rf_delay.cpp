@@ -54,13 +54,16 @@ namespace {
 
 unsigned fast_count(size_t n) { return unsigned(std::llround(RfDelay::kFastShare * double(n))); }
 
+// The n_fast-th fastest of `d` (a copy: nth_element reorders it).
+double kth_fastest(std::vector<double> d) {
+  const unsigned k = std::max(1u, fast_count(d.size()));
+  std::nth_element(d.begin(), d.begin() + (k - 1), d.end());
+  return d[k - 1];
+}
+
 // Clock period of a variable-latency scheme: the n_fast-th fastest unit, but
 // no shorter than half the slowest cell (2 cycles must fit every access).
-double vl_period(std::vector<double> d, double dmax) {
-  unsigned k = std::max(1u, fast_count(d.size()));
-  std::nth_element(d.begin(), d.begin() + (k - 1), d.end());
-  return std::max(d[k - 1], dmax / 2);
-}
+double vl_period(const std::vector<double>& d, double dmax) { return std::max(kth_fastest(d), dmax / 2); }
 
 }  // namespace
 
@@ -140,15 +143,11 @@ RfDelay::RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan
     d.slow.assign(nsb, false);
     for (unsigned i = fast_count(nsb); i < nsb; ++i) d.slow[rank[i]] = true;
     d.f_base = 1 / dmax;
-    d.f_vlrf = 1 / vl_period(reg, dmax);
-    // Slower than the clock's register: the 2-cycle ones (ties stay fast).
-    {
-      std::vector<double> sorted = reg;
-      const unsigned k = std::max(1u, fast_count(reg.size()));
-      std::nth_element(sorted.begin(), sorted.begin() + (k - 1), sorted.end());
-      d.reg_slow.resize(reg.size());
-      for (size_t i = 0; i < reg.size(); ++i) d.reg_slow[i] = reg[i] > sorted[k - 1];
-    }
+    // VL-RF: registers slower than the n_fast-th take 2 cycles (ties stay fast).
+    const double reg_k = kth_fastest(reg);
+    d.f_vlrf = 1 / std::max(reg_k, dmax / 2);
+    d.reg_slow.resize(reg.size());
+    for (size_t i = 0; i < reg.size(); ++i) d.reg_slow[i] = reg[i] > reg_k;
     d.f_vlrv = 1 / vl_period(arr, dmax);
     d.f_vlsb = 1 / vl_period(d.sb, dmax);
     sm_.push_back(std::move(d));
