@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""Vmin prediction and predictive guardbanding (Leng thesis Ch5; spec 004 §6).
+
+  scripts/vmin.py ROWS.json [--json OUT.json] [--margin 0.03] [--ipc-max 2] [--seed 1]
+        fit the three predictors on per-kernel counters, cross-validated, and price predictive
+        guardbanding; prints the tables, --json writes them
+  scripts/vmin.py --rows-from-store STORE.db --campaign NAME --out ROWS.json [--vcrit V]
+        turn a campaign store's launches (run with pdn.enable) into ROWS.json
+
+ROWS.json: {"vnom": 1.0, "rows": [{"name": "...", "group": "<workload>",
+            "features": {"ipc": ..., ...}, "vmin": V, "core_nj": E, "other_nj": E}, ...]}
+  vmin      the kernel's Vmin (V); from a store: vcrit / (1 - worst droop at Vnom), since the PDN is
+            linear and the SM current scales with Vdd, so the droop is a fixed fraction of Vdd
+  core_nj   energy that scales with Vdd^2 (the SMs' dynamic energy and leakage); other_nj does not
+            (un-core, DRAM, constant power: on their own rails, as in the thesis)
+
+Predictors (thesis Table 5.3):
+  linear  least squares on standardised counters (a tiny ridge keeps collinear counters solvable)
+  pwl     the thesis's piecewise-linear model: bins by IPC at quarters of --ipc-max (the thesis's
+          [0,1) .. [3,4] of a 4-issue Kepler SM; a Fermi SM issues 2), in each bin one breakpoint on
+          DRAM read throughput or SP FLOPS, whichever fits the bin better (grid over the bin's values)
+  mlp     counters-10-1, tanh, trained by Adam on standardised data from --seed
+Errors are relative to the true Vmin (%), from cross-validation: leave-one-workload-out (kernels of
+one program never train their own prediction) and, like the thesis's held-out launches, 5 random folds.
+Guardbanding: each kernel runs at min(vnom, predicted x (1 + margin)); below its true Vmin it fails,
+is detected and reruns at vnom (the kernel-level checkpoint of Ch6), paying both runs' energy.
+"""
+import argparse
+import json
+import math
+import os
+import sqlite3
+import sys
+
+try:
+    import numpy as np
+except ImportError:  # e.g. a pyenv python first on PATH: Debian's python3 has numpy
+    if os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3") and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    sys.exit("scripts/vmin.py: needs numpy (Debian: apt-get install python3-numpy)")
+
+PWL_CANDIDATES = ("dram_read_gbps", "sp_gflops")
+
+
+def fail(msg):
+    print(f"scripts/vmin.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+# ---------------------------------------------------------------- counters
+def features(detail, num_sms):
+    """The per-kernel counters of one launch's stats detail (nvprof-like; thesis §5.3's 28 counters
+    where the model has them). Rates are per SM cycle or per second of simulated time."""
+    t = detail["sm_total"]
+    cyc = max(detail["gpu_sim_cycle"], 1)
+    sec = max(detail["sim_time_ps"], 1) * 1e-12
+    smc = cyc * num_sms
+    cls = t["issued_by_class"]
+    l1, l2, dram = t["l1d"], detail["l2"], detail["dram"]
+    st = t["scheduler_cycles"]
+    slots = max(sum(st.values()), 1)
+    pw = detail.get("power", {})
+    return {
+        "ipc": t["warp_insn"] / smc,
+        "int_util": cls["INT"] / smc, "fp_util": cls["FP"] / smc, "sfu_util": cls["SFU"] / smc,
+        "ldst_util": cls["LDST"] / smc,
+        "sp_gflops": cls["FP"] * 32 / sec / 1e9,
+        "occupancy": t["occupancy"],
+        "l1_hit_rate": l1["hit_rate"] if l1["accesses"] else 0.0, "l1_miss_per_cycle": l1["misses"] / smc,
+        "l2_hit_rate": l2["hit_rate"] if l2["accesses"] else 0.0, "l2_access_per_cycle": l2["accesses"] / cyc,
+        "icache_miss_rate": t["icache"]["misses"] / max(t["icache"]["accesses"], 1),
+        "smem_per_cycle": t["smem"]["accesses"] / smc,
+        "dram_read_gbps": dram["bytes_read"] / sec / 1e9, "dram_write_gbps": dram["bytes_written"] / sec / 1e9,
+        "dram_row_hit_rate": dram["row_hit_rate"] if dram["reads"] + dram["writes"] else 0.0,
+        "rf_reads_per_cycle": sum(t["rf"]["reads"]) / smc,
+        "stall_memory": st["memory"] / slots, "stall_scoreboard": st["scoreboard"] / slots,
+        "stall_idle": st["idle"] / slots,
+        "avg_w": pw.get("total_nj", 0.0) / max(pw.get("time_ps", 1), 1) * 1e3,
+    }
+
+
+def worst_droop(detail):
+    """The launch's worst droop as a fraction of Vnom (the PDN's "pdn" section)."""
+    p = detail.get("pdn")
+    if not p:
+        return None
+    for k in ("worst_droop", "worst_droop_frac"):
+        if k in p:
+            return float(p[k])
+    if "worst_droop_pct" in p:
+        return float(p["worst_droop_pct"]) / 100
+    return None
+
+
+def rows_from_store(path, campaign, vcrit):
+    if not os.path.isfile(path):
+        fail(f"{path}: no such store")
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    out = []
+    q = "SELECT name, stats, config FROM results WHERE campaign = ? AND current = 1 AND status = 'done' ORDER BY id"
+    for name, stats, config in db.execute(q, (campaign,)):
+        s, c = json.loads(stats), json.loads(config)
+        nsm = int(c.get("gpu.num_sms", 15))
+        for i, l in enumerate(s.get("launches", [])):
+            d = l.get("detail")
+            if not d:
+                fail(f"{path}: run '{name}' has no launch detail (run without --no-launch-detail)")
+            w = worst_droop(d)
+            if w is None:
+                fail(f"{path}: run '{name}' launch {i} has no pdn section with a worst droop (needs pdn.enable)")
+            pw = d.get("power", {})
+            core = pw.get("sm_dynamic_nj", 0.0) + pw.get("sm_leakage_nj", 0.0)
+            out.append({"name": f"{name}#{i}:{l['kernel']}", "group": s["workload"], "features": features(d, nsm),
+                        "vmin": vcrit / (1 - w), "droop": w, "core_nj": core,
+                        "other_nj": pw.get("total_nj", 0.0) - core})
+    if not out:
+        fail(f"{path}: campaign '{campaign}' has no finished runs")
+    return out
+
+
+# ---------------------------------------------------------------- models
+class Linear:
+    def fit(self, X, y):
+        self.mu, self.sd = X.mean(0), X.std(0) + 1e-12
+        Z = np.hstack([np.ones((len(X), 1)), (X - self.mu) / self.sd])
+        reg = 1e-6 * len(X) * np.eye(Z.shape[1])
+        reg[0, 0] = 0
+        self.w = np.linalg.solve(Z.T @ Z + reg, Z.T @ y)
+        return self
+
+    def predict(self, X):
+        return np.hstack([np.ones((len(X), 1)), (X - self.mu) / self.sd]) @ self.w
+
+
+def _hinge_fit(x, y):
+    """Best fit y = a + b x + c max(0, x - k) with at most one breakpoint k: (sse, a, b, c, k).
+    Breakpoints lie between the data (two points either side); a straight line wins ties, so a bin
+    with no knee does not get one that only extrapolates badly."""
+    A = np.column_stack([np.ones_like(x), x])
+    w, *_ = np.linalg.lstsq(A, y, rcond=None)
+    best = (float(((A @ w - y) ** 2).sum()), w[0], w[1], 0.0, 0.0)
+    xs = np.unique(x)
+    for k in xs[2:-2]:
+        A = np.column_stack([np.ones_like(x), x, np.maximum(0.0, x - k)])
+        w, *_ = np.linalg.lstsq(A, y, rcond=None)
+        sse = float(((A @ w - y) ** 2).sum())
+        if sse < best[0] * (1 - 1e-6) - 1e-15:
+            best = (sse, w[0], w[1], w[2], k)
+    return best
+
+
+class PiecewiseLinear:
+    def __init__(self, names, ipc_max):
+        self.names, self.ipc_max = list(names), ipc_max
+        self.cols = [self.names.index(c) for c in PWL_CANDIDATES]
+        self.ipc = self.names.index("ipc")
+
+    def bin(self, X):
+        return np.clip((X[:, self.ipc] / self.ipc_max * 4).astype(int), 0, 3)
+
+    def fit(self, X, y):
+        self.fallback = Linear().fit(X[:, self.cols], y)
+        self.bins = {}
+        b = self.bin(X)
+        for k in range(4):
+            m = b == k
+            if m.sum() >= 4:
+                fits = [(_hinge_fit(X[m, c], y[m]), c) for c in self.cols]
+                (sse, a, s, c2, kk), col = min(fits, key=lambda f: f[0][0])
+                self.bins[k] = (col, a, s, c2, kk)
+            elif m.sum() > 0:
+                self.bins[k] = (None, float(y[m].mean()), 0, 0, 0)
+        return self
+
+    def predict(self, X):
+        out = self.fallback.predict(X[:, self.cols])
+        for i, k in enumerate(self.bin(X)):
+            if k in self.bins:
+                col, a, s, c2, kk = self.bins[k]
+                x = X[i, col] if col is not None else 0.0
+                out[i] = a + s * x + c2 * max(0.0, x - kk)
+        return out
+
+
+class Mlp:
+    def __init__(self, seed, hidden=10, steps=3000, lr=0.01, decay=1e-3):
+        self.seed, self.h, self.steps, self.lr, self.decay = seed, hidden, steps, lr, decay
+
+    def fit(self, X, y):
+        rng = np.random.default_rng(self.seed)
+        self.mu, self.sd = X.mean(0), X.std(0) + 1e-12
+        self.ym, self.ys = y.mean(), y.std() + 1e-12
+        Z, t = (X - self.mu) / self.sd, (y - self.ym) / self.ys
+        n, d = Z.shape
+        p = [rng.normal(0, 1 / math.sqrt(d), (d, self.h)), np.zeros(self.h), rng.normal(0, 1 / math.sqrt(self.h), self.h), 0.0]
+        m = [np.zeros_like(np.asarray(q, dtype=float)) for q in p]
+        v = [np.zeros_like(np.asarray(q, dtype=float)) for q in p]
+        for it in range(1, self.steps + 1):
+            H = np.tanh(Z @ p[0] + p[1])
+            e = (H @ p[2] + p[3] - t) / n
+            dH = np.outer(e, p[2]) * (1 - H ** 2)
+            g = [Z.T @ dH + self.decay * p[0], dH.sum(0), H.T @ e + self.decay * p[2], e.sum()]
+            for j in range(4):
+                m[j] = 0.9 * m[j] + 0.1 * g[j]
+                v[j] = 0.999 * v[j] + 0.001 * g[j] ** 2
+                p[j] = p[j] - self.lr * (m[j] / (1 - 0.9 ** it)) / (np.sqrt(v[j] / (1 - 0.999 ** it)) + 1e-8)
+        self.p = p
+        return self
+
+    def predict(self, X):
+        H = np.tanh((X - self.mu) / self.sd @ self.p[0] + self.p[1])
+        return (H @ self.p[2] + self.p[3]) * self.ys + self.ym
+
+
+def make(kind, names, args):
+    return {"linear": lambda: Linear(), "pwl": lambda: PiecewiseLinear(names, args.ipc_max),
+            "mlp": lambda: Mlp(args.seed)}[kind]()
+
+
+def folds(groups, how, seed):
+    """Index sets of the test folds: by group (leave one workload out) or 5 random folds."""
+    idx = np.arange(len(groups))
+    if how == "workload":
+        return [idx[np.array(groups) == g] for g in sorted(set(groups))]
+    perm = np.random.default_rng(seed).permutation(idx)
+    return [np.sort(perm[k::5]) for k in range(5)]
+
+
+def cross_validate(kind, X, y, groups, names, args, how):
+    pred = np.zeros_like(y)
+    for test in folds(groups, how, args.seed):
+        train = np.setdiff1d(np.arange(len(y)), test)
+        if len(train) == 0:
+            fail("cross-validation needs rows from at least two workloads")
+        pred[test] = make(kind, names, args).fit(X[train], y[train]).predict(X[test])
+    return pred
+
+
+def errors(pred, y):
+    rel = (pred - y) / y
+    return {"rmse_pct": float(math.sqrt((rel ** 2).mean()) * 100), "max_over_pct": float(max(rel.max(), 0) * 100),
+            "max_under_pct": float(max(-rel.min(), 0) * 100)}
+
+
+def guardband(v_run, vmin, core, other, vnom):
+    """Energy saving against vnom when each kernel runs at v_run; a kernel below its Vmin reruns at vnom."""
+    base = (core + other).sum()
+    e = core * (v_run / vnom) ** 2 + other
+    unsafe = v_run < vmin - 1e-12
+    e = e + np.where(unsafe, core + other, 0.0)
+    return {"saving_pct": float((1 - e.sum() / base) * 100), "unsafe": int(unsafe.sum()),
+            "mean_gap_pct": float(((v_run - vmin) / vmin)[~unsafe].mean() * 100) if (~unsafe).any() else 0.0}
+
+
+def load_rows(path):
+    try:
+        doc = json.load(open(path))
+    except (OSError, ValueError) as e:
+        fail(f"{path}: {e}")
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    if not rows:
+        fail(f"{path}: no \"rows\"")
+    names = sorted(rows[0].get("features", {}))
+    for i, r in enumerate(rows):
+        for k in ("name", "group", "features", "vmin", "core_nj", "other_nj"):
+            if k not in r:
+                fail(f"{path}: row {i} ({r.get('name', '?')}): missing \"{k}\"")
+        if sorted(r["features"]) != names:
+            fail(f"{path}: row {i} ({r['name']}): its counters differ from row 0's")
+        if not r["vmin"] > 0:
+            fail(f"{path}: row {i} ({r['name']}): vmin must be > 0")
+    for c in ("ipc",) + PWL_CANDIDATES:
+        if c not in names:
+            fail(f"{path}: the rows have no counter \"{c}\" (the piecewise-linear model bins and splits on it)")
+    return doc, rows, names
+
+
+def analyse(doc, rows, names, args):
+    X = np.array([[r["features"][n] for n in names] for r in rows], dtype=float)
+    y = np.array([r["vmin"] for r in rows], dtype=float)
+    core = np.array([r["core_nj"] for r in rows], dtype=float)
+    other = np.array([r["other_nj"] for r in rows], dtype=float)
+    groups = [r["group"] for r in rows]
+    vnom = float(doc.get("vnom", 1.0))
+    res = {"rows": len(rows), "workloads": len(set(groups)), "counters": names, "margin": args.margin,
+           "vmin_range": [float(y.min()), float(y.max())], "models": {},
+           "oracle": guardband(y, y, core, other, vnom),
+           "worst_case": guardband(np.full_like(y, min(y.max(), vnom)), y, core, other, vnom)}
+    for kind in ("linear", "pwl", "mlp"):
+        m = {}
+        for how in ("workload", "random"):
+            pred = cross_validate(kind, X, y, groups, names, args, how)
+            v = np.minimum(vnom, pred * (1 + args.margin))
+            m[how] = dict(errors(pred, y), **guardband(v, y, core, other, vnom))
+        res["models"][kind] = m
+    return res
+
+
+def print_tables(res):
+    print(f"{res['rows']} kernels from {res['workloads']} workloads; Vmin {res['vmin_range'][0]:.3f}-"
+          f"{res['vmin_range'][1]:.3f} V; margin {res['margin'] * 100:.0f}%")
+    print(f"oracle saving {res['oracle']['saving_pct']:.1f}%, one worst-case Vmin for all "
+          f"{res['worst_case']['saving_pct']:.1f}%")
+    print(f"{'model':8} {'folds':9} {'RMSE %':>7} {'over %':>7} {'under %':>8} {'saving %':>9} {'unsafe':>7}")
+    for kind, m in res["models"].items():
+        for how, e in m.items():
+            print(f"{kind:8} {how:9} {e['rmse_pct']:7.2f} {e['max_over_pct']:7.2f} {e['max_under_pct']:8.2f} "
+                  f"{e['saving_pct']:9.1f} {e['unsafe']:7d}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("rows", nargs="?")
+    ap.add_argument("--json")
+    ap.add_argument("--margin", type=float, default=0.03)
+    ap.add_argument("--ipc-max", type=float, default=2.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rows-from-store")
+    ap.add_argument("--campaign")
+    ap.add_argument("--out")
+    ap.add_argument("--vcrit", type=float, default=0.86)
+    a = ap.parse_args()
+    if a.rows_from_store:
+        if not a.campaign or not a.out:
+            fail("--rows-from-store needs --campaign and --out")
+        json.dump({"vnom": 1.0, "vcrit": a.vcrit, "rows": rows_from_store(a.rows_from_store, a.campaign, a.vcrit)},
+                  open(a.out, "w"), indent=1)
+        return
+    if not a.rows:
+        ap.error("ROWS.json or --rows-from-store")
+    if not 0 <= a.margin < 1 or a.ipc_max <= 0:
+        fail("--margin must be in [0, 1) and --ipc-max > 0")
+    doc, rows, names = load_rows(a.rows)
+    res = analyse(doc, rows, names, a)
+    print_tables(res)
+    if a.json:
+        json.dump(res, open(a.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

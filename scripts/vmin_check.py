@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""ctest vmin_predict: scripts/vmin.py's predictors and guardbanding on data with a known answer.
+
+Synthetic kernels: Vmin follows the thesis's piecewise-linear shape (bins by IPC, one breakpoint on
+DRAM read throughput) plus counters that carry nothing. Checks: the piecewise-linear model recovers it
+(RMSE < 0.3%) and beats linear regression; the oracle's saving equals 1 - sum(core (Vmin/Vnom)^2 +
+other) / sum(core + other) computed here; a predictor that is always 5% low shows unsafe kernels and
+pays their reruns (the guardband pricing bites); shuffled targets (a mutant pairing of counters and
+Vmin) lose the fit; a row without "vmin" is an error naming the row. Exit 0 on success.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def truth(ipc, bw):
+    k = min(int(ipc / 2.0 * 4), 3)
+    base, slope, knee = [(0.90, 0.0012, 40.0), (0.93, 0.0008, 60.0), (0.95, -0.0004, 30.0), (0.94, 0.0, 50.0)][k]
+    return base + slope * bw + (-slope * 0.8) * max(0.0, bw - knee)
+
+
+def synthetic(seed, shuffle=False):
+    rng = random.Random(seed)
+    rows = []
+    for w in range(12):
+        for k in range(12):
+            ipc, bw = rng.uniform(0.05, 1.95), rng.uniform(0.0, 120.0)
+            f = {"ipc": ipc, "dram_read_gbps": bw, "sp_gflops": rng.uniform(0, 300),
+                 "noise_a": rng.uniform(0, 1), "noise_b": rng.uniform(0, 1)}
+            rows.append({"name": f"w{w}k{k}", "group": f"w{w}", "features": f, "vmin": truth(ipc, bw),
+                         "core_nj": rng.uniform(1e5, 1e6), "other_nj": rng.uniform(1e4, 1e5)})
+    if shuffle:
+        v = [r["vmin"] for r in rows]
+        rng.shuffle(v)
+        for r, x in zip(rows, v):
+            r["vmin"] = x
+    return {"vnom": 1.0, "rows": rows}
+
+
+def run(doc, *extra):
+    with tempfile.TemporaryDirectory() as tmp:
+        p, o = os.path.join(tmp, "rows.json"), os.path.join(tmp, "out.json")
+        json.dump(doc, open(p, "w"))
+        r = subprocess.run([sys.executable, os.path.join(HERE, "vmin.py"), p, "--json", o, *extra],
+                           capture_output=True, text=True)
+        return r, (json.load(open(o)) if r.returncode == 0 else None)
+
+
+def main():
+    fails = []
+    doc = synthetic(7)
+    r, res = run(doc)
+    if r.returncode != 0:
+        sys.exit(f"vmin.py failed: {r.stdout}{r.stderr}")
+    pwl, lin = res["models"]["pwl"]["random"], res["models"]["linear"]["random"]
+    if not pwl["rmse_pct"] < 0.3:
+        fails.append(f"pwl RMSE {pwl['rmse_pct']:.3f}% on its own model's data (want < 0.3%)")
+    if not pwl["rmse_pct"] < lin["rmse_pct"]:
+        fails.append(f"pwl RMSE {pwl['rmse_pct']:.3f}% not below linear {lin['rmse_pct']:.3f}%")
+    rows = doc["rows"]
+    base = sum(x["core_nj"] + x["other_nj"] for x in rows)
+    oracle = 1 - sum(x["core_nj"] * x["vmin"] ** 2 + x["other_nj"] for x in rows) / base
+    if abs(res["oracle"]["saving_pct"] - oracle * 100) > 1e-6 or res["oracle"]["unsafe"] != 0:
+        fails.append(f"oracle saving {res['oracle']['saving_pct']} != {oracle * 100}")
+    if pwl["unsafe"] != 0:
+        fails.append(f"pwl with a 3% margin left {pwl['unsafe']} kernels unsafe on noise-free data")
+    if not 0 < pwl["saving_pct"] < res["oracle"]["saving_pct"]:
+        fails.append(f"pwl saving {pwl['saving_pct']} not between 0 and the oracle's")
+    # A 0% margin on a predictor no better than linear must show unsafe kernels and pay for them.
+    r0, res0 = run(doc, "--margin", "0")
+    lin0 = res0["models"]["linear"]["workload"]
+    if lin0["unsafe"] == 0 or lin0["max_under_pct"] <= 0:
+        fails.append("linear with no margin shows no unsafe kernel")
+    rs, ress = run(synthetic(7, shuffle=True))
+    if not ress["models"]["pwl"]["random"]["rmse_pct"] > 5 * pwl["rmse_pct"]:
+        fails.append("shuffled Vmin still fits: the predictors do not use the counters")
+    bad = synthetic(7)
+    del bad["rows"][5]["vmin"]
+    rb, _ = run(bad)
+    if rb.returncode != 2 or "row 5 (w0k5)" not in rb.stderr or "vmin" not in rb.stderr:
+        fails.append(f"a row without vmin: exit {rb.returncode}, {rb.stderr.strip()}")
+    for f in fails:
+        print("FAIL:", f)
+    print(r.stdout)
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()
