@@ -15,6 +15,7 @@ ABLATIONS = [
     ("paper_order_entries", "both of the above"),
     ("regs_allocator", "`gpu.regs_per_thread=allocator`"),
     ("secded32", "`rf.secded_bits=32`"),
+    ("rf_point", "`pv.floorplan=rf_point`"),
     ("spill2", "`grguard.spill_ways=2`"),
     ("spill4", "`grguard.spill_ways=4`"),
 ]

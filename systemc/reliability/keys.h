@@ -21,8 +21,9 @@ inline const config::Key<std::string> kFloorplan{
     "where the SMs' register files sit in the systematic-variation field (phi = 0.5 die width): 'rf_block' = all "
     "RFs side by side in one compact block 0.1 of the die wide, the area of their cell arrays at 28 nm (closest "
     "to the paper's Fig. 6.2 calibration); 'sm_tiles' = each RF at the centre of its SM's tile on a 4x4-tile die "
-    "(RFs a quarter die apart)",
-    std::vector<std::string>{"rf_block", "sm_tiles"}};
+    "(RFs a quarter die apart); 'rf_point' = every RF cell at one point, so the systematic part is one offset per "
+    "chip (an ablation: the paper's 31-39% faulty entries at every sigma ratio, docs/results/pv_calibration.md)",
+    std::vector<std::string>{"rf_block", "sm_tiles", "rf_point"}};
 inline const config::Key<std::string> kSmClock{
     "pv.sm_clock", "nominal", "",
     "per-SM clocks from this chip's register-file delay (reliability/rf_delay.h): each SM runs at "

@@ -110,6 +110,7 @@ std::vector<double> lattice_points(const RfGeometry& g, Floorplan fp) {
   // rf_block: tiles of kBlockSide/side, the RF filling its tile, the block at
   // the die's centre (where on the die does not matter: the field is
   // stationary).
+  if (fp == Floorplan::kRfPoint) return std::vector<double>(size_t(g.sms) * Variation::kLattice * Variation::kLattice * 2, 0.5);
   bool block = fp == Floorplan::kRfBlock;
   const double bs = block ? Variation::kBlockSide : 1.0;
   double tile = bs / side, rf = block ? tile : tile * Variation::kRfSide, org = (1.0 - bs) / 2;
@@ -130,7 +131,12 @@ std::vector<double> lattice_points(const RfGeometry& g, Floorplan fp) {
 Floorplan parse_floorplan(const std::string& text, const std::string& key) {
   if (text == "rf_block") return Floorplan::kRfBlock;
   if (text == "sm_tiles") return Floorplan::kSmTiles;
-  throw InputError("config key '" + key + "' = \"" + text + "\" must be one of 'rf_block', 'sm_tiles'");
+  if (text == "rf_point") return Floorplan::kRfPoint;
+  throw InputError("config key '" + key + "' = \"" + text + "\" must be one of 'rf_block', 'sm_tiles', 'rf_point'");
+}
+
+const char* floorplan_name(Floorplan fp) {
+  return fp == Floorplan::kRfBlock ? "rf_block" : fp == Floorplan::kSmTiles ? "sm_tiles" : "rf_point";
 }
 
 SigmaSplit parse_sigma_ratio(const std::string& text, const std::string& key) {
@@ -157,11 +163,17 @@ Variation::Variation(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floor
   };
   for (unsigned c = 2; c <= g.banks; c *= 2)
     if (aspect(c) < aspect(bank_cols_)) bank_cols_ = c;
-  const std::vector<double>& L = cholesky(g.sms, fp);
   size_t n = size_t(g.sms) * kLattice * kLattice;
   std::vector<double> z(n);
   uint64_t fk = mix(seed_ ^ 0x5157u);
   for (size_t i = 0; i < n; ++i) z[i] = inv_normal(uniform(draw(fk, i)));
+  // rf_point: every lattice point at one place, so the field is one draw
+  // (the covariance is all ones; no factor needed).
+  if (fp == Floorplan::kRfPoint) {
+    field_.assign(n, z[0]);
+    return;
+  }
+  const std::vector<double>& L = cholesky(g.sms, fp);
   field_.assign(n, 0.0);
   for (size_t i = 0; i < n; ++i) {
     double s = 0;

@@ -33,6 +33,12 @@
 //    GF100); each SM's RF is a square of kRfSide = 1/4 of the tile's side
 //    (1/16 of the SM's area: our estimate for 128 KB of 8T SRAM in a
 //    Fermi-class SM) at the tile's centre, so RFs are a tile width apart.
+//  rf_point (an ablation): every RF cell at one point of the field, so the
+//    systematic part is one offset per chip, the same for all SMs: what the
+//    paper's R model gives if it sampled one RF array with the field nearly
+//    flat over it (pv_calibration.md). No spatial variation between or
+//    within SMs remains, so it cannot serve the PV register-file chapter
+//    (its 1.3x between SMs).
 // Why rf_block is the default: of the two it is the closer to the paper's
 // calibration points (Fig. 6.2/6.3; 100-chip table and the reasons for what
 // still differs: docs/results/pv_calibration.md). With sm_tiles, SMs far
@@ -83,9 +89,10 @@ struct RfGeometry {
   uint64_t cells() const { return cells_per_sm() * sms; }
 };
 
-enum class Floorplan { kRfBlock, kSmTiles };
-// Parses "rf_block" / "sm_tiles"; anything else is an InputError naming `key`.
+enum class Floorplan { kRfBlock, kSmTiles, kRfPoint };
+// Parses "rf_block" / "sm_tiles" / "rf_point"; anything else is an InputError naming `key`.
 Floorplan parse_floorplan(const std::string& text, const std::string& key = "pv.floorplan");
+const char* floorplan_name(Floorplan fp);
 
 // Parses "1:4" / "1:1" / "4:1"; anything else is an InputError naming `key`.
 struct SigmaSplit { double rand = 0, sys = 0; };  // fractions of the total sigma

@@ -53,7 +53,7 @@ Stats measure(const std::string& ratio, unsigned chips, Floorplan fp = Floorplan
   }
   std::printf("%s sigma %s vdd %.3f, %u chips: f base %.3f [%.3f, %.3f] vl_rf %.3f vl_rv %.3f (%+.1f%%) "
               "vl_sb %.3f (%+.1f%%); within-SM %.2f, SM-to-SM %.2f\n",
-              fp == Floorplan::kRfBlock ? "rf_block" : "sm_tiles", ratio.c_str(), vdd, chips, m.base, m.base_min,
+              floorplan_name(fp), ratio.c_str(), vdd, chips, m.base, m.base_min,
               m.base_max, m.vlrf, m.vlrv, 100 * m.rv_gain(), m.vlsb, 100 * m.sb_gain(), m.within, m.between);
   return m;
 }
@@ -102,7 +102,7 @@ TEST(ReliabilityRfDelayCalibration, DISABLED_Table) {
       char line[320];
       std::snprintf(line, sizeof line,
                     "| %s | %s | %.3f [%.3f, %.3f] | %.2f | %.2f | %.3f | %.3f (%+.1f %%) | %.3f (%+.1f %%) |\n",
-                    fp == Floorplan::kRfBlock ? "rf_block" : "sm_tiles", r, m.base, m.base_min, m.base_max,
+                    floorplan_name(fp), r, m.base, m.base_min, m.base_max,
                     m.within, m.between, m.vlrf, m.vlrv, 100 * m.rv_gain(), m.vlsb, 100 * m.sb_gain());
       rows += line;
     }
