@@ -143,6 +143,7 @@ void Pdn::solve_step() {
   for (unsigned i = 0; i < sms_.size(); ++i) {
     double& e = ring_[i * ring_cap_ + k0_ % ring_cap_];
     const double amps = (e / dt * 1e3 + sms_[i].leak_w) / vnom_;  // nJ/ps = 1e3 W
+    drawn_nj_ += e + sms_[i].leak_w * dt * 1e-3;
     e = 0;
     for (unsigned nd : PdnCircuit::site_nodes(i)) load_[nd] = amps / PdnCircuit::kSiteNodes;
   }
@@ -216,6 +217,7 @@ void Pdn::write_row() {
 void Pdn::begin_launch(uint64_t start_ps) {
   advance(start_ps);
   steps_ = emergency_steps_ = events_ = 0;
+  drawn_nj_ = 0;
   std::fill(std::begin(dominant_), std::end(dominant_), 0);
   max_droop_ = max_first_ = max_second_ = 0;
   for (auto& m : max_attr_) std::fill(std::begin(m), std::end(m), 0.0);
@@ -233,6 +235,7 @@ json Pdn::launch_stats(uint64_t end_ps) {
                    {"max_second_order_pct", s.max_second},
                    {"emergency_steps", s.emergency_steps}});
   json p = {{"steps", steps_},
+            {"sm_energy_nj", drawn_nj_},  // what the SMs drew from the PDN: the power model's SM energy
             {"max_droop_pct", max_droop_},
             {"max_first_order_pct", max_first_},
             {"max_second_order_pct", max_second_},

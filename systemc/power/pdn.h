@@ -98,7 +98,7 @@ class Pdn final : public sm::ActivityObserver {
   double vnom_, uncore_a_, emergency_, b0_, b1_, b2_, a1_, a2_;
   // Per-launch statistics.
   uint64_t steps_ = 0, emergency_steps_ = 0, events_ = 0, dominant_[3] = {};
-  double max_droop_ = 0, max_first_ = 0, max_second_ = 0;
+  double max_droop_ = 0, max_first_ = 0, max_second_ = 0, drawn_nj_ = 0;
   double max_attr_[2][3] = {};          // [first, second][sm, cluster, all]
   bool in_event_ = false;
   double ev_peak_ = 0, ev_first_ = 0, ev_second_ = 0;

@@ -17,7 +17,7 @@
 //   row 8,9   [ S8   ][ S9   ][ S10  ][ S11  ]
 //   row 10,11 [ S12  ][ S13  ][ S14  ][ S15  ]
 //
-// Clusters of 4 adjacent SMs (thesis §4.3.3, "cores 1, 2, 5, 6"): the 2x2
+// Clusters of 4 adjacent SMs (thesis §4.3.3, 1-based "cores 1, 2, 5, 6"): the 2x2
 // blocks {0,1,4,5}, {2,3,6,7}, {8,9,12,13}, {10,11,14,15}.
 //
 // Solver: nodal analysis with every element a series R-L-C branch between
