@@ -9,7 +9,7 @@ import os
 import subprocess
 import tempfile
 
-from report_lib import ROOT, bars, campaign_time, missing_text, ok, plt, save_page, table
+from report_lib import ROOT, built_relgpu, bars, campaign_time, missing_text, ok, plt, save_page, table
 
 # Thesis numbers (Leng §3.5, §4.3.2-4.3.4).
 THESIS = {"worst_range": (4.6, 12.0), "local_first": 6.4, "global_second": 9.5, "emergency": 8.0}
@@ -21,8 +21,8 @@ def f2(x):
 
 def trace_plot(out):
     """Each SM's lowest voltage per 10 steps over one small run, and the chip's worst."""
-    relgpu = os.path.join(os.environ.get("RELGPU_BUILD", os.path.join(ROOT, "build")), "bin", "relgpu")
-    if not os.access(relgpu, os.X_OK):
+    relgpu = built_relgpu()
+    if not relgpu:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "v.csv")
