@@ -11,6 +11,8 @@
 
 #include "power/pdn.h"
 
+using relgpu::config::json;
+
 using namespace relgpu;
 using namespace relgpu::power;
 
@@ -182,4 +184,63 @@ TEST(PowerPdn, FloorplanSitesAndRegionsTileTheGrid) {
   EXPECT_EQ(PdnCircuit::cluster_of(10), PdnCircuit::cluster_of(15));
   EXPECT_NE(PdnCircuit::cluster_of(1), PdnCircuit::cluster_of(2));
   EXPECT_NE(PdnCircuit::cluster_of(4), PdnCircuit::cluster_of(8));
+}
+
+// The PDN observer places every cycle's energy: two SMs on different clocks
+// (700 and 450 MHz), ticking and skipping, report in time order; what the
+// PDN drew is the power model's cycle energies plus leakage, up to the last
+// step it solved.
+TEST(PowerPdn, ObserverDrawsEveryCyclesEnergyAcrossClocks) {
+  config::Config cfg;
+  cfg.set("pdn.enable=true");
+  std::vector<gpu::Clock> clocks = {gpu::Clock{700000}, gpu::Clock{450000}};
+  std::vector<ChipPower::SmSide> sides;
+  for (auto& c : clocks) sides.push_back({c, 1.0, 128});
+  ChipPower power(cfg, sides, 6);
+  Pdn pdn(cfg, power, clocks);
+  pdn.begin_launch(0);
+  power.begin_launch(0);
+  const uint64_t end_ps = 2'000'000;  // 2 us
+  double expect = 0;
+  uint64_t next[2] = {0, 0};
+  bool resident[2] = {false, false};
+  unsigned seed = 7;
+  for (;;) {
+    // The SM whose next cycle comes first reports it (SystemC time order).
+    unsigned s = clocks[0].edge_ps(next[0]) <= clocks[1].edge_ps(next[1]) ? 0 : 1;
+    const uint64_t c = next[s];
+    if (clocks[s].edge_ps(c) >= end_ps) break;
+    seed = seed * 1103515245 + 12345;
+    sm::Activity a;
+    a.sm = s;
+    a.cycle = c;
+    a.issued[1] = uint8_t((seed >> 16) % 3);  // 0-2 FP warp instructions
+    a.active_warps = (seed >> 20) % 4 ? 8 : 0;
+    pdn.on_cycle(a, 0);
+    expect += power.cycle_nj(a);
+    resident[s] = a.active_warps > 0;
+    next[s] = c + 1;
+    if ((seed >> 24) % 5 == 0) {  // a skipped span, reported when the SM next ticks
+      const uint64_t n = 1 + (seed >> 8) % 40;
+      uint64_t last = c + n;  // skipped: c+1 .. c+n
+      while (clocks[s].edge_ps(last) >= end_ps) --last;
+      if (last > c) {
+        sm::Activity idle;
+        idle.sm = s;
+        idle.cycle = c;
+        pdn.on_cycle(idle, last - c);
+        expect += power.idle_cycle_nj(s, resident[s]) * double(last - c);
+        next[s] = last + 1;
+      }
+    }
+  }
+  json p = pdn.launch_stats(end_ps);
+  const double step_ps = 1e6 / 700, solved_ps = double(p["steps"].get<uint64_t>()) * step_ps;
+  for (unsigned s = 0; s < 2; ++s) expect += power.leakage_w(s) * solved_ps * 1e-3;
+  // The cycles past the last solved step (under two steps' worth) are not drawn yet.
+  const double slack = 2 * (2 * 8.26 * 2 + 2 * power.idle_cycle_nj(0, true));
+  EXPECT_GE(double(p["steps"].get<uint64_t>()), end_ps / step_ps - 2);
+  EXPECT_NEAR(p["sm_energy_nj"].get<double>(), expect, slack);
+  EXPECT_GT(p["max_droop_pct"].get<double>(), 0.0);
+  ASSERT_EQ(p["sms"].size(), 2u);
 }
