@@ -17,6 +17,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def built_relgpu():
+    """The built relgpu binary, or None (plots that need a run are then left out)."""
+    relgpu = os.path.join(os.environ.get("RELGPU_BUILD", os.path.join(ROOT, "build")), "bin", "relgpu")
+    return relgpu if os.access(relgpu, os.X_OK) else None
+
+
 def die(msg):
     print(f"scripts/report: {msg}", file=sys.stderr)
     sys.exit(2)

@@ -12,7 +12,7 @@ import os
 import subprocess
 import tempfile
 
-from report_lib import ROOT, campaign_time, cfg, lines, mean, missing_text, ok, pct, save_page, table
+from report_lib import ROOT, built_relgpu, campaign_time, cfg, lines, mean, missing_text, ok, pct, save_page, table
 import power_fit
 
 MICRO = os.path.join(ROOT, "docs/results/stores/power_micro.json.xz")
@@ -112,8 +112,8 @@ def clock_fit(runs, less=lambda p: 0.0):
 
 def trace_plot(out):
     """One short run's per-SM trace, plotted (the relgpu binary must be built)."""
-    relgpu = os.path.join(os.environ.get("RELGPU_BUILD", os.path.join(ROOT, "build")), "bin", "relgpu")
-    if not os.access(relgpu, os.X_OK):
+    relgpu = built_relgpu()
+    if not relgpu:
         return None
     import report_power_trace
     with tempfile.TemporaryDirectory() as tmp:

@@ -39,6 +39,11 @@ options:
   --power-trace FILE.csv also write the per-SM power trace (implies --power): one row per SM per
                          --power-trace-interval N of its cycles (default 100; 1 = every cycle);
                          scripts/report power-trace FILE.csv plots it
+  --pdn                  also run the power-delivery network (implies --power; same as --set
+                         pdn.enable=true): per-SM supply every cycle, droop statistics in the
+                         stats' 'pdn' section
+  --voltage-trace FILE.csv  also write the voltage trace (implies --pdn): one row per
+                         --voltage-trace-interval N steps (default 10), each SM's lowest voltage
   --config-hash HASH     run only if the effective config hashes to HASH, else exit 2
                          (campaigns pass it, so no result is stored under another config)
   -h, --help             this text
@@ -84,6 +89,10 @@ RunCommand parse_run(Args& a) {
     else if (opt == "--power") c.sets.push_back("power.enable=true");
     else if (opt == "--power-trace") c.sets.push_back("power.enable=true"), c.sets.push_back("power.trace=" + v());
     else if (opt == "--power-trace-interval") c.sets.push_back("power.trace_interval=" + v());
+    else if (opt == "--pdn") c.sets.push_back("power.enable=true"), c.sets.push_back("pdn.enable=true");
+    else if (opt == "--voltage-trace")
+      c.sets.push_back("power.enable=true"), c.sets.push_back("pdn.enable=true"), c.sets.push_back("pdn.trace=" + v());
+    else if (opt == "--voltage-trace-interval") c.sets.push_back("pdn.trace_interval=" + v());
     else if (opt == "--config-hash") c.config_hash = v();
     else if (opt.rfind("-", 0) == 0) a.unknown(arg);
     else if (c.workload.empty()) c.workload = arg;

@@ -95,6 +95,13 @@ void print_summary(std::ostream& os, const RunInfo& r, const json& s, const std:
          << p["dynamic_w"].get<double>() << ", leakage " << p["leakage_w"].get<double>() << ", constant "
          << p["constant_w"].get<double>() << ")\n";
     }
+    if (s.contains("pdn") && s["pdn"].contains("max_droop_pct")) {  // power/pdn.h
+      const json& p = s["pdn"];
+      os << "  worst droop       " << std::setprecision(2) << p["max_droop_pct"].get<double>()
+         << " % of Vnom   (first-order " << p["max_first_order_pct"].get<double>() << ", second-order "
+         << p["max_second_order_pct"].get<double>() << "; " << p["emergency_events"].get<uint64_t>()
+         << " emergencies)\n";
+    }
   }
   os << "  output check      " << (r.pass ? "PASS" : "FAIL") << "   " << r.check_message << "\n";
 }

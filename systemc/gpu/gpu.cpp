@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "gpu/stats.h"
 #include "power/chip_keys.h"
+#include "power/pdn_keys.h"
 #include "power/rf_energy.h"
 
 namespace relgpu::gpu {
@@ -51,6 +52,13 @@ Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMe
     power_ = std::make_unique<power::ChipPower>(cfg, std::move(sides), nslices / subs);
     for (auto* c : cores_) c->add_observer(power_.get());
   }
+  if (cfg.get(power::pdn_keys::kEnable)) {
+    if (!power_)
+      throw InputError("pdn.enable needs power.enable=true: the PDN's currents come from the chip power model "
+                       "(relgpu run --pdn sets both)");
+    pdn_ = std::make_unique<power::Pdn>(cfg, *power_, clocks);
+    for (auto* c : cores_) c->add_observer(pdn_.get());
+  }
   gmem_ = &gmem;
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(launcher);
@@ -73,6 +81,7 @@ void Gpu::begin(const func::LaunchCtx& ctx, runtime::Dim3 grid, const sm::CtaSha
     p->reset_stats();
   }
   if (power_) power_->begin_launch(sc_core::sc_time_stamp().value());
+  if (pdn_) pdn_->begin_launch(sc_core::sc_time_stamp().value());
   start_pending_ = true;
   start_ev_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -235,6 +244,7 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   if (!los_l2.is_null()) d["loscache"] = {{"sm", std::move(los_sm)}, {"l2", std::move(los_l2)}, {"icnt", icnt_->query_stats()}};
   d["partitions"] = std::move(parts);
   if (power_) d["power"] = power_->launch_stats(d, start_ps_, end_ps_);  // power/chip_power.h
+  if (pdn_) d["pdn"] = pdn_->launch_stats(end_ps_);                      // power/pdn.h
   return d;
 }
 

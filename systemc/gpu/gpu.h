@@ -25,6 +25,7 @@
 #include "mem/interconnect.h"
 #include "mem/partition.h"
 #include "power/chip_power.h"
+#include "power/pdn.h"
 #include "runtime/device.h"
 
 namespace relgpu::gpu {
@@ -86,6 +87,7 @@ class Gpu final : public sc_core::sc_module, public SmHost {
   std::unique_ptr<mem::Interconnect> icnt_;
   std::vector<std::unique_ptr<mem::Partition>> parts_;
   std::unique_ptr<power::ChipPower> power_;  // power.enable (power/chip_power.h)
+  std::unique_ptr<power::Pdn> pdn_;          // pdn.enable (power/pdn.h)
   CtaScheduler sched_;
   sc_core::sc_event start_ev_, flush_ev_;
   bool start_pending_ = false, running_ = false, finished_ = false;

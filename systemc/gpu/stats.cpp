@@ -16,7 +16,14 @@ void add_json(json& total, const json& part) {
     total = (total.is_number() ? total.get<double>() : 0.0) + part.get<double>();
   } else if (part.is_object()) {
     if (!total.is_object()) total = json::object();
-    for (auto it = part.begin(); it != part.end(); ++it) add_json(total[it.key()], *it);
+    for (auto it = part.begin(); it != part.end(); ++it) {
+      json& t = total[it.key()];
+      // Maxima ("max_..." keys, e.g. the PDN's worst droop) combine by maximum.
+      if (it.key().rfind("max_", 0) == 0 && it->is_number() && (t.is_null() || t.is_number()))
+        t = t.is_null() ? *it : json(std::max(t.get<double>(), it->get<double>()));
+      else
+        add_json(t, *it);
+    }
   } else if (part.is_array()) {
     if (!total.is_array()) total = json::array();
     for (size_t i = 0; i < part.size(); ++i) {

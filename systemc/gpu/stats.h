@@ -11,6 +11,7 @@ namespace relgpu::gpu {
 
 // total += part: numbers add, objects recurse, arrays add element-wise
 // (growing `total` as needed); strings and booleans are copied if absent.
+// Numbers under keys starting "max_" take the maximum instead.
 void add_json(config::json& total, const config::json& part);
 // after - before for integer counters (recursing like add_json); other
 // values are taken from `after`. For components whose stats() are

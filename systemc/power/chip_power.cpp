@@ -88,7 +88,12 @@ void ChipPower::on_cycle(const sm::Activity& a, uint64_t skipped) {
   if (a.cycle < s.next) return;  // accounted already (a launch's idle tail)
   if (a.cycle > s.next) span(s, s.next, a.cycle);
   if (a.cycle >= s.win_end) roll(s, a.cycle);
-  uint64_t* w = s.win;
+  count(a, s.win);
+  s.resident = a.active_warps > 0;
+  s.next = a.cycle + 1;
+}
+
+void ChipPower::count(const sm::Activity& a, uint64_t* w) {
   w[int_] += a.issued[0];
   w[fp] += a.issued[1];
   w[sfu] += a.issued[2];
@@ -100,9 +105,13 @@ void ChipPower::on_cycle(const sm::Activity& a, uint64_t skipped) {
   w[shared] += a.shared_accesses;
   w[const_] += a.const_accesses;
   w[icache] += a.icache_accesses;
-  s.resident = a.active_warps > 0;
-  ++w[s.resident ? active : idle];
-  s.next = a.cycle + 1;
+  ++w[a.active_warps > 0 ? active : idle];
+}
+
+double ChipPower::cycle_nj(const sm::Activity& a) const {
+  uint64_t n[kEvents] = {};
+  count(a, n);
+  return dynamic_nj(sms_[a.sm], n);
 }
 
 void ChipPower::span(Sm& s, uint64_t from, uint64_t to) {

@@ -49,6 +49,12 @@ class ChipPower final : public sm::ActivityObserver {
   ~ChipPower() override;
 
   void on_cycle(const sm::Activity& a, uint64_t skipped) override;
+  // One SM's energies at its supplies, for the PDN (power/pdn.h): the
+  // dynamic energy (nJ) of the cycle `a` reports, of a cycle it skips
+  // (warps resident or not), and its leakage (W, SM logic + RF).
+  double cycle_nj(const sm::Activity& a) const;
+  double idle_cycle_nj(unsigned sm, bool resident) const { return sms_[sm].e[resident ? active : idle]; }
+  double leakage_w(unsigned sm) const { return sms_[sm].leak_w; }
   // A launch starts at start_ps: per-launch counts restart.
   void begin_launch(uint64_t start_ps);
   // Accounts every SM up to end_ps (idle tail included), ends the trace
@@ -72,6 +78,7 @@ class ChipPower final : public sm::ActivityObserver {
   void roll(Sm& s, uint64_t c);                  // close the window, open the one holding cycle c
   void close(Sm& s);                             // close the window, none opened
   double dynamic_nj(const Sm& s, const uint64_t* n) const;
+  static void count(const sm::Activity& a, uint64_t* n);  // adds one cycle's events
   void write_row(const Sm& s, unsigned id);
 
   std::vector<Sm> sms_;

@@ -1,0 +1,256 @@
+#include "power/pdn.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "power/chip_keys.h"
+#include "power/pdn_keys.h"
+
+namespace relgpu::power {
+
+using config::json;
+
+PdnParams pdn_params(const config::Config& cfg) {
+  using namespace pdn_keys;
+  PdnParams p;
+  p.pcb_r = cfg.get(kPcbR) * 1e-3, p.pcb_l = cfg.get(kPcbL) * 1e-12;
+  p.pcb_c = cfg.get(kPcbC) * 1e-6, p.pcb_esr = cfg.get(kPcbEsr) * 1e-3;
+  p.pkg_r = cfg.get(kPkgR) * 1e-3, p.pkg_l = cfg.get(kPkgL) * 1e-12, p.pkg_c = cfg.get(kPkgC) * 1e-6;
+  p.pkg_esr = cfg.get(kPkgEsr) * 1e-3, p.pkg_esl = cfg.get(kPkgEsl) * 1e-12;
+  p.bump_r = cfg.get(kBumpR) * 1e-3, p.bump_l = cfg.get(kBumpL) * 1e-12, p.bumps = double(cfg.get(kBumps));
+  p.grid_c = cfg.get(kGridC) * 1e-9, p.grid_esr = cfg.get(kGridEsr) * 1e-3, p.grid_r = cfg.get(kGridR) * 1e-3;
+  return p;
+}
+
+static gpu::Clock step_clock(const config::Config& cfg) {
+  return gpu::Clock{uint64_t(std::llround(cfg.get(pdn_keys::kStepMhz) * 1000))};
+}
+
+Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clock> clocks)
+    : power_(power),
+      circuit_(pdn_params(cfg), 1e-6 / cfg.get(pdn_keys::kStepMhz)),
+      step_(step_clock(cfg)),
+      vnom_(cfg.get(chip_keys::kVdd)),
+      uncore_a_(cfg.get(pdn_keys::kUncoreA)),
+      emergency_(cfg.get(pdn_keys::kEmergencyPct)) {
+  if (clocks.size() > PdnCircuit::kSites)
+    throw InputError("pdn.enable: the PDN floorplan has " + std::to_string(PdnCircuit::kSites) +
+                     " SM sites (power/pdn_circuit.h), gpu.num_sms is " + std::to_string(clocks.size()));
+  for (unsigned i = 0; i < clocks.size(); ++i) {
+    Sm s;
+    s.clock = clocks[i];
+    s.leak_w = power.leakage_w(i);
+    sms_.push_back(s);
+  }
+  // The low-pass filter of the first/second-order split (bilinear, prewarped).
+  const double k = std::tan(M_PI * cfg.get(pdn_keys::kSplitMhz) / cfg.get(pdn_keys::kStepMhz));
+  if (!(k > 0) || cfg.get(pdn_keys::kSplitMhz) >= cfg.get(pdn_keys::kStepMhz) / 2)
+    throw InputError("pdn.split_cutoff_mhz: must be below half of pdn.step_mhz (" +
+                     std::to_string(cfg.get(pdn_keys::kStepMhz) / 2) + " MHz)");
+  const double n = 1 / (1 + M_SQRT2 * k + k * k);
+  b0_ = k * k * n, b1_ = 2 * b0_, b2_ = b0_, a1_ = 2 * (k * k - 1) * n, a2_ = (1 - M_SQRT2 * k + k * k) * n;
+  ring_.assign(sms_.size() * ring_cap_, 0.0);
+  load_.assign(PdnCircuit::kGrid, 0.0);
+  part_.assign(PdnCircuit::kGrid, 0.0);
+  // Start in the steady state of every SM idle (no warps): no launch-start
+  // transient from a circuit that was never loaded.
+  for (unsigned i = 0; i < sms_.size(); ++i) {
+    const double a = (power.idle_cycle_nj(i, false) * 1e-9 * double(clocks[i].khz) * 1e3 + sms_[i].leak_w) / vnom_;
+    for (unsigned nd : PdnCircuit::site_nodes(i)) load_[nd] += a / PdnCircuit::kSiteNodes;
+  }
+  for (unsigned r = 0; r < PdnCircuit::kRegions; ++r)
+    for (unsigned nd : PdnCircuit::region_nodes(r)) load_[nd] += uncore_a_ / PdnCircuit::kRegionNodes;
+  state_ = circuit_.dc(load_.data(), vnom_);
+  if (cfg.get(pdn_keys::kAttribution))
+    for (unsigned i = 0; i < sms_.size(); ++i) {
+      std::fill(part_.begin(), part_.end(), 0.0);
+      for (unsigned nd : PdnCircuit::site_nodes(i)) part_[nd] = load_[nd];
+      own_.push_back(circuit_.dc(part_.data(), 0.0));
+    }
+  step_end_ps_ = step_.edge_ps(1);
+  const std::string path = cfg.get(pdn_keys::kTrace);
+  trace_interval_ = uint64_t(cfg.get(pdn_keys::kTraceInterval));
+  if (!path.empty()) {
+    trace_ = std::make_unique<std::ofstream>(path, std::ios::trunc);
+    if (!*trace_) throw InputError(path + ": cannot open the voltage trace file (pdn.trace / --voltage-trace)");
+    *trace_ << "first_step,start_ps,end_ps";
+    for (unsigned i = 0; i < sms_.size(); ++i) *trace_ << ",sm" << i << "_v";
+    *trace_ << "\n";
+    for (Sm& s : sms_) s.win_min = vnom_;
+  }
+}
+
+Pdn::~Pdn() = default;
+
+double Pdn::filter(Filter& f, double x) const {
+  if (!f.primed) f.x1 = f.x2 = f.y1 = f.y2 = x, f.primed = true;
+  const double y = b0_ * x + b1_ * f.x1 + b2_ * f.x2 - a1_ * f.y1 - a2_ * f.y2;
+  f.x2 = f.x1, f.x1 = x, f.y2 = f.y1, f.y1 = y;
+  return y;
+}
+
+void Pdn::on_cycle(const sm::Activity& a, uint64_t skipped) {
+  Sm& s = sms_[a.sm];
+  if (skipped) {
+    fill(s, a.sm, a.cycle + 1 + skipped);
+    return;
+  }
+  if (a.cycle < s.next) return;  // placed already as idle (see the header)
+  fill(s, a.sm, a.cycle);
+  const uint64_t t0 = s.clock.edge_ps(a.cycle);
+  advance(t0);
+  place(a.sm, t0, s.clock.edge_ps(a.cycle + 1), power_.cycle_nj(a));
+  s.resident = a.active_warps > 0;
+  s.next = a.cycle + 1;
+}
+
+void Pdn::fill(Sm& s, unsigned id, uint64_t to) {
+  if (to <= s.next) return;
+  place(id, s.clock.edge_ps(s.next), s.clock.edge_ps(to), power_.idle_cycle_nj(id, s.resident) * double(to - s.next));
+  s.next = to;
+}
+
+void Pdn::place(unsigned sm, uint64_t t0, uint64_t t1, double nj) {
+  if (t1 <= t0) return;
+  uint64_t k = step_.cycle_at_or_after(t0 + 1) - 1;  // the step holding t0
+  if (k < k0_) k = k0_, t0 = std::max(t0, step_.edge_ps(k0_));  // late: into the next step to solve
+  const double per_ps = nj / double(t1 - t0);
+  for (uint64_t t = t0; t < t1; ++k) {
+    if (k - k0_ >= ring_cap_) {  // a slow SM clock spans many steps: widen the ring
+      std::vector<double> wide(sms_.size() * ring_cap_ * 2, 0.0);
+      for (unsigned i = 0; i < sms_.size(); ++i)
+        for (uint64_t j = k0_; j < k0_ + ring_cap_; ++j)
+          wide[i * ring_cap_ * 2 + j % (ring_cap_ * 2)] = ring_[i * ring_cap_ + j % ring_cap_];
+      ring_.swap(wide);
+      ring_cap_ *= 2;
+    }
+    const uint64_t end = std::min(t1, step_.edge_ps(k + 1));
+    ring_[sm * ring_cap_ + k % ring_cap_] += per_ps * double(end - t);
+    t = end;
+  }
+}
+
+void Pdn::advance(uint64_t t) {
+  if (t < step_end_ps_) return;
+  for (unsigned i = 0; i < sms_.size(); ++i) fill(sms_[i], i, sms_[i].clock.cycle_at_or_after(t));
+  while (step_end_ps_ <= t) solve_step();
+}
+
+void Pdn::solve_step() {
+  const double dt = double(step_end_ps_ - step_.edge_ps(k0_));  // ps
+  std::fill(load_.begin(), load_.end(), 0.0);
+  for (unsigned i = 0; i < sms_.size(); ++i) {
+    double& e = ring_[i * ring_cap_ + k0_ % ring_cap_];
+    const double amps = (e / dt * 1e3 + sms_[i].leak_w) / vnom_;  // nJ/ps = 1e3 W
+    drawn_nj_ += e + sms_[i].leak_w * dt * 1e-3;
+    e = 0;
+    for (unsigned nd : PdnCircuit::site_nodes(i)) load_[nd] = amps / PdnCircuit::kSiteNodes;
+  }
+  for (unsigned r = 0; r < PdnCircuit::kRegions; ++r)
+    for (unsigned nd : PdnCircuit::region_nodes(r)) load_[nd] = uncore_a_ / PdnCircuit::kRegionNodes;
+  circuit_.step(state_, load_.data(), vnom_);
+  for (unsigned i = 0; i < own_.size(); ++i) {
+    std::fill(part_.begin(), part_.end(), 0.0);
+    for (unsigned nd : PdnCircuit::site_nodes(i)) part_[nd] = load_[nd];
+    circuit_.step(own_[i], part_.data(), 0.0);
+  }
+  ++steps_;
+  double worst = 0, worst_first = 0, worst_second = 0;
+  for (unsigned i = 0; i < sms_.size(); ++i) {
+    Sm& s = sms_[i];
+    unsigned low = PdnCircuit::site_nodes(i)[0];
+    for (unsigned nd : PdnCircuit::site_nodes(i))
+      if (state_.v[nd] < state_.v[low]) low = nd;
+    const double v = state_.v[low], d = (vnom_ - v) / vnom_ * 100;
+    const double second = filter(s.lp, d), first = d - second;
+    s.max_droop = std::max(s.max_droop, d);
+    s.max_first = std::max(s.max_first, first);
+    s.max_second = std::max(s.max_second, second);
+    if (d > emergency_) ++s.emergency_steps;
+    if (d > worst) worst = d, worst_first = first, worst_second = second;
+    if (trace_) s.win_min = std::min(s.win_min, v);
+    if (!own_.empty()) {  // what the SM, its cluster and all SMs cause at its lowest node
+      double own = 0, cluster = 0;
+      for (unsigned j = 0; j < own_.size(); ++j) {
+        const double c = -own_[j].v[low] / vnom_ * 100;
+        if (j == i) own = c;
+        if (PdnCircuit::cluster_of(j) == PdnCircuit::cluster_of(i)) cluster += c;
+      }
+      const double parts[3][2] = {{own, filter(s.lp_own, own)}, {cluster, filter(s.lp_cluster, cluster)}, {d, second}};
+      for (unsigned c = 0; c < 3; ++c) {
+        max_attr_[0][c] = std::max(max_attr_[0][c], parts[c][0] - parts[c][1]);
+        max_attr_[1][c] = std::max(max_attr_[1][c], parts[c][1]);
+      }
+    }
+  }
+  max_droop_ = std::max(max_droop_, worst);
+  max_first_ = std::max(max_first_, worst_first);
+  max_second_ = std::max(max_second_, worst_second);
+  if (worst > emergency_) {
+    ++emergency_steps_;
+    if (!in_event_) in_event_ = true, ev_peak_ = 0;
+    if (worst > ev_peak_) ev_peak_ = worst, ev_first_ = worst_first, ev_second_ = worst_second;
+  } else {
+    close_event();
+  }
+  ++k0_;
+  step_end_ps_ = step_.edge_ps(k0_ + 1);
+  if (trace_ && (k0_ - win_first_) >= trace_interval_) write_row();
+}
+
+void Pdn::close_event() {
+  if (!in_event_) return;
+  in_event_ = false;
+  ++events_;
+  // Dominant: that order's part is over 60% of the droop (thesis §4.3.2).
+  ++dominant_[ev_first_ > 0.6 * ev_peak_ ? 0 : ev_second_ > 0.6 * ev_peak_ ? 1 : 2];
+}
+
+void Pdn::write_row() {
+  *trace_ << win_first_ << "," << step_.edge_ps(win_first_) << "," << step_.edge_ps(k0_);
+  for (Sm& s : sms_) *trace_ << "," << s.win_min, s.win_min = vnom_;
+  *trace_ << "\n";
+  win_first_ = k0_;
+}
+
+void Pdn::begin_launch(uint64_t start_ps) {
+  advance(start_ps);
+  steps_ = emergency_steps_ = events_ = 0;
+  drawn_nj_ = 0;
+  std::fill(std::begin(dominant_), std::end(dominant_), 0);
+  max_droop_ = max_first_ = max_second_ = 0;
+  for (auto& m : max_attr_) std::fill(std::begin(m), std::end(m), 0.0);
+  for (Sm& s : sms_) s.max_droop = s.max_first = s.max_second = 0, s.emergency_steps = 0;
+}
+
+json Pdn::launch_stats(uint64_t end_ps) {
+  advance(end_ps);
+  close_event();
+  if (trace_) trace_->flush();
+  json sms = json::array();
+  for (const Sm& s : sms_)
+    sms.push_back({{"max_droop_pct", s.max_droop},
+                   {"max_first_order_pct", s.max_first},
+                   {"max_second_order_pct", s.max_second},
+                   {"emergency_steps", s.emergency_steps}});
+  json p = {{"steps", steps_},
+            {"sm_energy_nj", drawn_nj_},  // what the SMs drew from the PDN: the power model's SM energy
+            {"max_droop_pct", max_droop_},
+            {"max_first_order_pct", max_first_},
+            {"max_second_order_pct", max_second_},
+            {"emergency_steps", emergency_steps_},
+            {"emergency_events", events_},
+            {"emergencies_by_order",
+             {{"first_order", dominant_[0]}, {"second_order", dominant_[1]}, {"balanced", dominant_[2]}}},
+            {"sms", std::move(sms)}};
+  if (!own_.empty()) {
+    const char* order[2] = {"first_order", "second_order"};
+    const char* scope[3] = {"max_sm_pct", "max_cluster_pct", "max_all_pct"};
+    for (unsigned o = 0; o < 2; ++o)
+      for (unsigned c = 0; c < 3; ++c) p["attribution"][order[o]][scope[c]] = max_attr_[o][c];
+  }
+  return p;
+}
+
+}  // namespace relgpu::power
