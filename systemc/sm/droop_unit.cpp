@@ -132,7 +132,6 @@ DroopUnit::Throttle DroopUnit::cycle(uint64_t now, const uint32_t (&issue)[size_
   st_.throttled_dispatch += out.throttle_dispatch_o;
   st_.throttled_rf += out.throttle_rf_o;
   st_.power_sum += out.power_o;
-  st_.power_max = std::max<uint64_t>(st_.power_max, out.power_o);
   last_out_ = {now, out.throttle_dispatch_o, out.throttle_rf_o, out.power_o};
   if (ignore_) return {};
   return {out.throttle_dispatch_o, out.throttle_rf_o};
@@ -146,7 +145,6 @@ config::json DroopUnit::stats() const {
   j["throttled_rf_cycles"] = st_.throttled_rf;
   j["deferred_issues"] = st_.deferred_issues;
   j["power_lsb_sum"] = st_.power_sum;
-  j["power_lsb_max"] = st_.power_max;
   return j;
 }
 

@@ -50,18 +50,21 @@ inline const config::Key<std::string> kLocalWeights{
     "smoothing.local.weights", "auto", "power LSB",
     "the six CSR weights W_int,W_fp,W_sfu,W_ldst,W_rf_rd,W_rf_wr written at start-up: 'auto' = the power "
     "model's per-event energies in LSB = Pmax_SM/1024 (sm/droop_unit.h), or six integers"};
+// UNTRAINED defaults (no training tool yet), from the 'auto' weights alone:
+// T2 lies just above one FP warp instruction with its operand reads (88 + 3
+// LSB), so a one-cycle step of more than that (an SFU, two INT or FP
+// instructions from idle) predicts a droop; each older window allows 30 LSB
+// more, as a slower ramp excites the first-order resonance less.
 inline const config::Key<int64_t> kLocalThr2{
-    "smoothing.local.thr2", 200, "power LSB",
-    "T2: predict a droop when the candidate power exceeds last cycle's by more than this. UNTRAINED default: "
-    "above a dual FP issue with its reads from idle (2x88+4 = 180 with auto weights), below FP+SFU (253)",
-    0, 4095};
+    "smoothing.local.thr2", 100, "power LSB",
+    "T2: predict a droop when the candidate power exceeds last cycle's by more than this (UNTRAINED default: "
+    "just above one FP warp instruction with its reads, sm/droop_unit.h)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr3{
-    "smoothing.local.thr3", 240, "power LSB",
-    "T3: the same over 2 cycles back. UNTRAINED default: T2 + 40 (a slower ramp may rise a little more)", 0,
-    4095};
+    "smoothing.local.thr3", 130, "power LSB",
+    "T3: the same against 2 cycles back (UNTRAINED default: T2 + 30)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr4{
-    "smoothing.local.thr4", 280, "power LSB", "T4: the same over 3 cycles back. UNTRAINED default: T3 + 40", 0,
-    4095};
+    "smoothing.local.thr4", 160, "power LSB",
+    "T4: the same against 3 cycles back (UNTRAINED default: T3 + 30)", 0, 4095};
 inline const config::Key<std::string> kLocalThrottle{
     "smoothing.local.throttle", "both", "",
     "which actuators the block's mask CSR enables: dispatch (defer issue), rf (defer operand reads) or both",
@@ -118,7 +121,7 @@ class DroopUnit {
   unsigned owed_ = 0;  // zero-count cycles not clocked yet (at most hist_depth - 1 matter)
   struct Stats {
     uint64_t block_cycles = 0, predictions = 0, throttled_dispatch = 0, throttled_rf = 0, deferred_issues = 0;
-    uint64_t power_sum = 0, power_max = 0;
+    uint64_t power_sum = 0;  // power_o summed over clocked cycles
   } st_;
 };
 

@@ -62,42 +62,50 @@ TEST(SmoothingGlobal, WindowDistinctSmsAndCooldown) {
   EXPECT_EQ(a.stats()["rises"], 15);
 }
 
-struct Run {
+struct GpuRun {
   std::string pass;
   uint64_t cycles = 0, triggers = 0, held = 0, held_sched = 0;
+  std::string sm_cycles;  // every launch's per-SM busy cycles
 };
 
-Run gpu_run(const std::string& wl, std::initializer_list<std::string> sets) {
+GpuRun gpu_run(const std::string& wl, std::initializer_list<std::string> sets) {
   const std::string s = in_child([&] {
     config::Config cfg = make_config("", sets);
     TimingDevice t(cfg);
     WorkloadRun r = run_workload(t.dev, wl, 1);
     uint64_t trig = 0, held = 0, held_sched = 0;
+    std::string per_sm;
     for (auto& l : t.dev.launches()) {
+      for (const auto& sm : l.detail["sms"]) per_sm += std::to_string(sm["cycles"].get<uint64_t>()) + ",";
       if (l.detail.contains("global_smoother")) trig += l.detail["global_smoother"]["triggers"].get<uint64_t>();
       held += l.detail["sm_total"].value("held_cycles", uint64_t(0));
       held_sched += l.detail["sm_total"]["scheduler_cycles"]["held"].get<uint64_t>();
     }
     return std::string(r.result.pass ? "pass" : "FAIL") + " " + std::to_string(r.cycles) + " " +
-           std::to_string(trig) + " " + std::to_string(held) + " " + std::to_string(held_sched);
+           std::to_string(trig) + " " + std::to_string(held) + " " + std::to_string(held_sched) + " " + per_sm;
   });
-  Run r;
+  GpuRun r;
   std::istringstream in(s);
-  in >> r.pass >> r.cycles >> r.triggers >> r.held >> r.held_sched;
+  in >> r.pass >> r.cycles >> r.triggers >> r.held >> r.held_sched >> r.sm_cycles;
   if (r.pass != "pass") ADD_FAILURE() << s;
   return r;
 }
 
-// Every SM gets its CTAs at kernel start: more than 9 rise together.
+// scan (small) places 15 CTAs, one per SM, at kernel start: more than 9 rise together.
 TEST(SmoothingGlobal, KernelStartTriggersAndCostsCycles) {
-  const Run plain = gpu_run("matmul", {});
-  const Run g = gpu_run("matmul", {"smoothing.global.enable=true"});
+  const GpuRun plain = gpu_run("scan", {});
+  const GpuRun g = gpu_run("scan", {"smoothing.global.enable=true"});
   EXPECT_GT(g.triggers, 0u);
   EXPECT_GT(g.held, 0u) << "held SMs keep a ready pick back";
   EXPECT_GT(g.held_sched, 0u);
-  EXPECT_NE(g.cycles, plain.cycles);
-  // Mutant: a delay of 1 cycle hardly staggers; the stagger is what costs.
-  const Run one = gpu_run("matmul", {"smoothing.global.enable=true", "smoothing.global.delay=1"});
+  // The held SMs' cycles move; scan's kernel end is set by its memory-bound
+  // tail (each SM finishes 4 cycles after the one before), which 50 cycles
+  // do not move, so the kernel's cycles are compared with a longer delay.
+  EXPECT_NE(g.sm_cycles, plain.sm_cycles);
+  const GpuRun longer = gpu_run("scan", {"smoothing.global.enable=true", "smoothing.global.delay=400"});
+  EXPECT_GT(longer.cycles, plain.cycles);
+  // Mutant: a delay of 1 cycle hardly holds anything; the stagger is what costs.
+  const GpuRun one = gpu_run("scan", {"smoothing.global.enable=true", "smoothing.global.delay=1"});
   EXPECT_GT(one.triggers, 0u);
   EXPECT_LT(one.held, g.held);
 }

@@ -78,7 +78,7 @@ Outcome run_sm(std::initializer_list<std::string> sets, bool smoothing = true) {
 
 TEST(SmoothingLocal, ThrottleDefersIssueInTheSameCycle) {
   const Outcome plain = run_sm({}, false);
-  const Outcome t = run_sm({"smoothing.local.thr2=100", "smoothing.local.thr3=120", "smoothing.local.thr4=140"});
+  const Outcome t = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60"});
   EXPECT_GT(t.clocked, 100u);
   EXPECT_GT(t.throttled, 5u) << "the low thresholds must throttle";
   EXPECT_EQ(t.issued_while_throttled, 0u) << "dispatch_width 0: no issue in a throttled cycle";
@@ -86,7 +86,7 @@ TEST(SmoothingLocal, ThrottleDefersIssueInTheSameCycle) {
   EXPECT_EQ(t.warp_insn, plain.warp_insn) << "deferred, not dropped";
   EXPECT_EQ(t.out, plain.out);
   // "Drop by one": at most one issue in a throttled cycle, and some cycles issue one.
-  const Outcome one = run_sm({"smoothing.local.thr2=100", "smoothing.local.thr3=120", "smoothing.local.thr4=140",
+  const Outcome one = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60",
                               "smoothing.local.dispatch_width=1"});
   EXPECT_GT(one.throttled, 0u);
   EXPECT_EQ(one.over_width, 0u);
@@ -98,7 +98,7 @@ TEST(SmoothingLocal, ThrottleDefersIssueInTheSameCycle) {
 // same-cycle check above bites, and the cycles are the plain run's.
 TEST(SmoothingLocal, MutantIgnoringTheThrottleIsCaught) {
   const Outcome plain = run_sm({}, false);
-  const Outcome m = run_sm({"smoothing.local.thr2=100", "smoothing.local.thr3=120", "smoothing.local.thr4=140",
+  const Outcome m = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60",
                             "smoothing.local.debug_ignore_throttle=true"});
   EXPECT_GT(m.throttled, 5u);
   EXPECT_GT(m.issued_while_throttled, 0u);
@@ -147,12 +147,12 @@ Gpu parse(const std::string& s) {
 TEST(SmoothingLocal, ThresholdChangesWorkloadCycles) {
   const std::string w = "matmul";
   const Gpu plain = parse(gpu_run(w, {}));
-  const Gpu low = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=60",
-                                    "smoothing.local.thr3=80", "smoothing.local.thr4=100"}));
+  const Gpu low = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=40",
+                                    "smoothing.local.thr3=50", "smoothing.local.thr4=60"}));
   const Gpu huge = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=4095",
                                      "smoothing.local.thr3=4095", "smoothing.local.thr4=4095"}));
-  const Gpu mutant = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=60",
-                                       "smoothing.local.thr3=80", "smoothing.local.thr4=100",
+  const Gpu mutant = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=40",
+                                       "smoothing.local.thr3=50", "smoothing.local.thr4=60",
                                        "smoothing.local.debug_ignore_throttle=true"}));
   for (const Gpu* g : {&plain, &low, &huge, &mutant}) EXPECT_EQ(g->pass, "pass");
   EXPECT_GT(low.throttled, 0u);
@@ -170,9 +170,9 @@ TEST(SmoothingLocal, AutoWeightsFromThePowerModel) {
   // 3 x (4.65 + 8.26 + 15.5 + 0.995) + 31 x (0.131 + 0.123) nJ
   EXPECT_NEAR(pmax, 3 * 29.405 + 31 * 0.254, 1e-9);
   DroopUnit u(0, cfg);
-  const std::array<uint32_t, 10> want{50, 88, 165, 11, 1, 1, 200, 240, 280, 3};
+  const std::array<uint32_t, 10> want{50, 88, 165, 11, 1, 1, 100, 130, 160, 3};
   EXPECT_EQ(u.csrs(), want);
-  cfg.set("power.sfu_nj=40");  // 40 / (Pmax'/1024) > 255: does not fit 8 bits
+  cfg.set("power.sfu_nj=1000");  // SFU alone is 1000/3042 of the full scale: 336 LSB, not 8 bits
   try {
     DroopUnit bad(0, cfg);
     ADD_FAILURE() << "no error";
