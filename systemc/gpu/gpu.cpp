@@ -59,6 +59,10 @@ Gpu::Gpu(sc_core::sc_module_name name, const config::Config& cfg, func::GlobalMe
     pdn_ = std::make_unique<power::Pdn>(cfg, *power_, clocks);
     for (auto* c : cores_) c->add_observer(pdn_.get());
   }
+  if (cfg.get(smoothing_keys::kEnable)) {
+    smoother_ = std::make_unique<GlobalSmoother>(cfg, clocks, ref_clock_);
+    for (auto* c : cores_) c->set_warp_sink(smoother_.get(), smoother_->period());
+  }
   gmem_ = &gmem;
   SC_HAS_PROCESS(Gpu);
   SC_THREAD(launcher);
@@ -73,6 +77,7 @@ void Gpu::begin(const func::LaunchCtx& ctx, runtime::Dim3 grid, const sm::CtaSha
     s->reset_counters();
   }
   sched_.start(grid, shape);
+  if (smoother_) smoother_->begin_launch();
   finished_ = false;
   error_ = nullptr;
   icnt_->reset_stats();
@@ -245,6 +250,7 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   d["partitions"] = std::move(parts);
   if (power_) d["power"] = power_->launch_stats(d, start_ps_, end_ps_);  // power/chip_power.h
   if (pdn_) d["pdn"] = pdn_->launch_stats(end_ps_);                      // power/pdn.h
+  if (smoother_) d["global_smoother"] = smoother_->stats();
   return d;
 }
 

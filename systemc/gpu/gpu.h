@@ -20,6 +20,7 @@
 #include "common/config.h"
 #include "func/exec.h"
 #include "gpu/cta_scheduler.h"
+#include "gpu/global_smoother.h"
 #include "gpu/keys.h"
 #include "gpu/sm_module.h"
 #include "mem/interconnect.h"
@@ -89,6 +90,7 @@ class Gpu final : public sc_core::sc_module, public SmHost {
   std::unique_ptr<power::ChipPower> power_;  // power.enable (power/chip_power.h)
   std::unique_ptr<power::Pdn> pdn_;          // pdn.enable (power/pdn.h)
   CtaScheduler sched_;
+  std::unique_ptr<GlobalSmoother> smoother_;  // smoothing.global.enable (gpu/global_smoother.h)
   sc_core::sc_event start_ev_, flush_ev_;
   bool start_pending_ = false, running_ = false, finished_ = false;
   bool flush_each_kernel_ = false, flush_pending_ = false;  // l2.flush

@@ -106,6 +106,12 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv);
     regs_.set_bank_map(bot_.get());
   }
+  if (cfg.get(kLocalEnable)) {  // the local droop predictor (sm/droop_unit.h)
+    if (bot_ || cfg.get(kGrGuardEnable))
+      throw InputError("smoothing.local.enable cannot be combined with bot.enable or grguard.enable (they own the "
+                       "RF arbitration the predictor counts and defers)");
+    droop_ = std::make_unique<DroopUnit>(id_, cfg);
+  }
   if (cfg.get(kGrGuardEnable)) {
     // GR-Guard may keep moved entries in rows no warp owns; gating would lose them.
     if (cfg.get(kRfPowerGating)) throw InputError("rf.power_gating and grguard.enable cannot be combined");
@@ -142,6 +148,8 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   if (gr_) gr_->begin_launch();
   if (bot_) bot_->begin_launch();
+  if (droop_) droop_->begin_launch();  // the first launch writes its CSRs
+  hold_until_ = held_cycles_ = 0;
   finished_ = 0;
   started_ = false;
   if (los_) los_->begin_launch();  // LoSCache
@@ -276,6 +284,7 @@ void Core::cycle(uint64_t now) {
     st_.resident_warp_cycles += skipped * last_resident_;
   }
   if (skipped) publish(skipped);
+  if (sink_ && started_) report_skipped(now);  // the global smoother (core_smoothing.cpp)
   started_ = true;
   last_cycle_ = now;
   now_ = now;
@@ -295,7 +304,8 @@ void Core::cycle(uint64_t now) {
   writeback();
   ldst();
   dispatch();
-  operand_read();
+  if (droop_) droop_gate();  // picks, then the droop predictor (core_smoothing.cpp)
+  if (!rf_throttled_) operand_read();
   issue();
   fetch();
   send();
@@ -312,6 +322,7 @@ void Core::cycle(uint64_t now) {
   st_.oc_busy += act_.oc_allocated;
   for (Inst* in : wb_) next_wake_ = std::min(next_wake_, std::max(in->ready, now + 1));
   publish(0);
+  if (sink_ && now % report_period_ == 0) report_now();
   if (next_wake_ == UINT64_MAX && live_ctas_ && !inflight_total_ && !stores_total_ && outq_.empty() && resp_.empty() &&
       (!icache_ || !icache_->any_pending()) && (!ccache_ || !ccache_->any_pending()))
     report_deadlock();
@@ -373,7 +384,7 @@ config::json Core::stats() const {
   j["occupancy"] = double(st_.resident_warp_cycles) / double(std::max<uint64_t>(st_.cycles * max_warps_, 1));
   static const char* const cls[] = {"INT", "FP", "SFU", "LDST"};
   for (size_t i = 0; i < size_t(IssueClass::count_); ++i) j["issued_by_class"][cls[i]] = st_.issued_cls[i];
-  static const char* const sn[] = {"issued", "scoreboard", "structural", "memory", "barrier", "idle"};
+  static const char* const sn[] = {"issued", "scoreboard", "structural", "memory", "barrier", "idle", "throttled", "held"};
   for (int i = 0; i < kStallCount; ++i) j["scheduler_cycles"][sn[i]] = st_.stall[i];
   j["rf"]["banks"] = rf_.banks();
   j["rf"]["reads"] = st_.rf_reads;
@@ -429,6 +440,8 @@ config::json Core::stats() const {
   if (gr_) j["grguard"] = gr_->stats();
   if (los_) j["loscache"] = los_->stats();  // LoSCache
   if (bot_) j["bot"] = bot_->stats();
+  if (droop_) j["droop"] = droop_->stats();  // sm/droop_unit.h
+  if (sink_) j["held_cycles"] = held_cycles_;  // the global smoother's hold
   if (config::json a = rows_.stats(); !a.is_null()) j["argo"] = std::move(a);  // sm/argo.h
   return j;
 }

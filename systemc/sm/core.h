@@ -33,6 +33,7 @@
 #include "reliability/rf_delay.h"
 #include "sm/argo.h"
 #include "sm/bot_unit.h"
+#include "sm/droop_unit.h"
 #include "sm/grguard.h"
 #include "sm/ro_cache.h"
 #include "sm/keys.h"
@@ -44,7 +45,9 @@
 namespace relgpu::sm {
 
 enum class Unit : uint8_t { sp, dp, sfu, mem };
-enum Stall : uint8_t { kIssued, kScoreboard, kStructural, kMemory, kBarrier, kIdle, kStallCount };
+// kThrottled: the droop predictor deferred a ready instruction; kHeld: the
+// global smoother holds the SM's issue (sm/droop_unit.h, core_smoothing.cpp).
+enum Stall : uint8_t { kIssued, kScoreboard, kStructural, kMemory, kBarrier, kIdle, kThrottled, kHeld, kStallCount };
 
 // Per decoded instruction, computed once per function.
 struct StaticOp {
@@ -150,6 +153,7 @@ class Core final : public SmCore {
   uint64_t next_active_cycle(uint64_t now) const override;
   void add_observer(ActivityObserver* o) override { observers_.push_back(o); }
   void set_machine(const func::MachineRegs* m) override { machine_ = m; }
+  void set_warp_sink(ActiveWarpSink* sink, unsigned period) override;
   config::json stats() const override;
 
   // Debug / test hook: every issued instruction as (cycle, warp slot, pc).
@@ -169,6 +173,14 @@ class Core final : public SmCore {
   unsigned rf_entry_bits() const override { return rf_.entry_bits(); }
   const GrGuard* grguard() const { return gr_.get(); }  // null when grguard.enable is false
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
+  // ---- Voltage smoothing (sm/droop_unit.h, core_smoothing.cpp) ----
+  const DroopUnit* droop() const { return droop_.get(); }  // null when smoothing.local.enable is false
+  // Warps resident, not finished and not waiting on an instruction fetch or
+  // a memory result (the global smoother's "active" warps).
+  unsigned smoother_active_warps() const;
+  // The hook of the global smoother: no issue before SM cycle `cycle`.
+  void hold_issue_until(uint64_t cycle);
+  // ---- end voltage smoothing ----
 
  private:
   struct Req { enum K : uint8_t { free, load, bypass, store, atomic, query, ifetch, cfetch } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
@@ -206,7 +218,20 @@ class Core final : public SmCore {
   std::unique_ptr<LineRequest> new_request(Req::K kind, uint64_t line, unsigned ws, const Inst* in);
   Inst* alloc_inst();
   void free_inst(Inst* in);
-  unsigned pick(Scheduler& s, unsigned sched_idx);
+  // Issue in two steps: select_issue() lets every scheduler pick (nothing
+  // changes but the check() caches; later schedulers see the collectors the
+  // earlier picks take), then issue() issues the picks, as many as the
+  // throttles allow. select() is one scheduler's pick, demote() two_level's
+  // pool update after it.
+  struct Pick {
+    Stall r = kIdle;
+    unsigned ws = 0;
+    const StaticOp* op = nullptr;
+    bool fwas = false;  // picked by FWAS (sm/core_bot.cpp)
+  };
+  void select_issue();
+  Stall select(Scheduler& s, Pick& p);
+  void demote(Scheduler& s);
   void publish(uint64_t skipped);
   void report_deadlock() const;
 
@@ -290,8 +315,23 @@ class Core final : public SmCore {
   bool bot_fast(unsigned ws, const StaticOp& op) const;  // FWAS
   // Row of the i-th banked register an instruction reads / writes (VL-RF).
   unsigned bot_row(const Inst* in, unsigned i, bool write) const;
-  bool bot_fwas_pick(Scheduler& sc);
+  bool bot_fwas_pick(Scheduler& sc, Pick& p);
   // ---- end bank organization ----
+
+  // ---- Voltage smoothing (sm/droop_unit.h, core_smoothing.cpp) ----
+  std::vector<Pick> picks_;            // this cycle's picks, one per scheduler
+  std::unique_ptr<DroopUnit> droop_;   // null when smoothing.local.enable is false
+  bool rf_throttled_ = false, dispatch_throttled_ = false;  // this cycle
+  ActiveWarpSink* sink_ = nullptr;     // the global smoother, if any
+  unsigned report_period_ = 0;
+  uint64_t hold_until_ = 0;            // no issue before this cycle
+  uint64_t held_cycles_ = 0;           // per launch: cycles with a pick the hold kept back
+  void droop_gate();                   // after dispatch(): picks, predicts, sets the throttles
+  unsigned planned_reads() const;      // the 1024-bit reads operand_read() would grant
+  bool waits_memory(const WarpSlot& s) const;
+  void report_skipped(uint64_t now);   // start of a cycle: report boundaries skipped over
+  void report_now();                   // end of a report cycle
+  // ---- end voltage smoothing ----
 
   // ---- LoSCache (sm/loscache_unit.h) ----
   std::unique_ptr<LoscacheUnit> los_;  // null when loscache.enable is false

@@ -141,8 +141,9 @@ bool Core::bot_fast(unsigned ws, const StaticOp& op) const {
 }
 
 // Ready fast instructions first, round-robin among them from the last
-// issued warp; false when none is ready (the policy then picks as usual).
-bool Core::bot_fwas_pick(Scheduler& sc) {
+// issued warp, into p; false when none is ready (the policy then picks as
+// usual). Core::issue() issues it and counts it.
+bool Core::bot_fwas_pick(Scheduler& sc, Pick& p) {
   const size_t n = sc.order.size();
   size_t start = 0;
   if (sc.last >= 0) {
@@ -153,9 +154,8 @@ bool Core::bot_fwas_pick(Scheduler& sc) {
     const unsigned ws = sc.order[(start + i) % n];
     const StaticOp* op = nullptr;
     if (check(ws, op) != kIssued || !op || !bot_fast(ws, *op)) continue;
-    issue_warp(ws, op);
-    sc.last = int(ws);
-    bot_->count_fast_issue();
+    p.ws = ws;
+    p.op = op;
     return true;
   }
   return false;

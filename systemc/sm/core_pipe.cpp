@@ -224,8 +224,7 @@ Stall Core::check_now(unsigned ws, const StaticOp*& op) {
   return oc_free_[pool_of(*op)] ? kIssued : kStructural;
 }
 
-unsigned Core::pick(Scheduler& sc, unsigned si) {
-  (void)si;
+Stall Core::select(Scheduler& sc, Pick& p) {
   Stall worst = kIdle;
   auto rank = [](Stall s) {  // which reason a non-issuing cycle is charged to
     switch (s) {
@@ -240,68 +239,104 @@ unsigned Core::pick(Scheduler& sc, unsigned si) {
   auto try_ws = [&](unsigned ws) -> bool {
     Stall r = check(ws, op);
     if (r == kIssued) {
-      issue_warp(ws, op);
-      sc.last = int(ws);
+      p.ws = ws;
+      p.op = op;
       return true;
     }
     if (rank(r) > rank(worst)) worst = r;
     return false;
   };
   bool done = false;
+  p.fwas = false;
   // ---- LoSCache: the predictor CTA's warps first (strict priority) while
   // its SM predicts (sm/loscache_unit.h) ----
   if (los_ && los_->prioritising())
     for (size_t i = 0; !done && i < sc.order.size(); ++i)
       if (los_->is_predictor(warps_[sc.order[i]].cta_slot)) done = try_ws(sc.order[i]);
   // ---- end LoSCache ----
-  if (!done && bot_ && bot_->fwas()) done = bot_fwas_pick(sc);  // FWAS (sm/core_bot.cpp)
+  if (!done && bot_ && bot_->fwas()) done = p.fwas = bot_fwas_pick(sc, p);  // FWAS (sm/core_bot.cpp)
   if (!done) switch (policy_) {
     case Policy::gto:
       if (sc.last >= 0 && warps_[unsigned(sc.last)].w) done = try_ws(unsigned(sc.last));
       for (size_t i = 0; !done && i < sc.order.size(); ++i)
         if (int(sc.order[i]) != sc.last) done = try_ws(sc.order[i]);
       break;
-    case Policy::lrr: {
-      size_t n = sc.order.size(), start = 0;
-      if (sc.last >= 0) {
-        auto it = std::find(sc.order.begin(), sc.order.end(), unsigned(sc.last));
-        if (it != sc.order.end()) start = size_t(it - sc.order.begin()) + 1;
-      }
-      for (size_t i = 0; !done && i < n; ++i) done = try_ws(sc.order[(start + i) % n]);
-      break;
-    }
+    case Policy::lrr:
     case Policy::two_level: {
-      size_t n = sc.active.size(), start = 0;
+      const std::vector<unsigned>& v = policy_ == Policy::lrr ? sc.order : sc.active;
+      size_t n = v.size(), start = 0;
       if (sc.last >= 0) {
-        auto it = std::find(sc.active.begin(), sc.active.end(), unsigned(sc.last));
-        if (it != sc.active.end()) start = size_t(it - sc.active.begin()) + 1;
+        auto it = std::find(v.begin(), v.end(), unsigned(sc.last));
+        if (it != v.end()) start = size_t(it - v.begin()) + 1;
       }
-      for (size_t i = 0; !done && i < n; ++i) done = try_ws(sc.active[(start + i) % n]);
-      // Demote active warps that finished or wait on memory or a barrier;
-      // the oldest pending warp takes the place.
-      for (size_t i = 0; i < sc.active.size() && !sc.pending.empty(); ++i) {
-        unsigned ws = sc.active[i];
-        const StaticOp* o2 = nullptr;
-        Stall r = check(ws, o2);
-        if (!warps_[ws].w->done && r != kMemory && r != kBarrier) continue;
-        sc.active[i] = sc.pending.front();
-        sc.pending.erase(sc.pending.begin());
-        sc.pending.push_back(ws);
-        if (check(sc.active[i], o2) == kIssued) busy_ = true;  // issuable next cycle
-      }
+      for (size_t i = 0; !done && i < n; ++i) done = try_ws(v[(start + i) % n]);
       break;
     }
   }
-  return done ? unsigned(kIssued) : unsigned(worst);
+  return done ? kIssued : worst;
 }
 
+// two_level: demote active warps that finished or wait on memory or a
+// barrier; the oldest pending warp takes the place.
+void Core::demote(Scheduler& sc) {
+  for (size_t i = 0; i < sc.active.size() && !sc.pending.empty(); ++i) {
+    unsigned ws = sc.active[i];
+    const StaticOp* o2 = nullptr;
+    Stall r = check(ws, o2);
+    if (!warps_[ws].w->done && r != kMemory && r != kBarrier) continue;
+    sc.active[i] = sc.pending.front();
+    sc.pending.erase(sc.pending.begin());
+    sc.pending.push_back(ws);
+    if (check(sc.active[i], o2) == kIssued) busy_ = true;  // issuable next cycle
+  }
+}
+
+void Core::select_issue() {
+  picks_.resize(nsched_);
+  unsigned taken[3] = {0, 0, 0};  // collectors the earlier picks will take
+  for (unsigned si = 0; si < nsched_; ++si) {
+    Pick& p = picks_[si];
+    p.r = sched_[si].order.empty() ? kIdle : select(sched_[si], p);
+    if (p.r == kIssued && p.op) {
+      const int k = pool_of(*p.op);
+      --oc_free_[k];
+      ++taken[k];
+    }
+  }
+  for (int k = 0; k < 3; ++k) oc_free_[k] += taken[k];
+}
+
+// Issues this cycle's picks (selected here, or by droop_gate() before the
+// operand reads) in scheduler order: none while the global smoother holds
+// the SM, at most the droop unit's width while it throttles.
 void Core::issue() {
+  if (!droop_) select_issue();
+  const bool held = now_ < hold_until_;
+  const unsigned width = held ? 0 : dispatch_throttled_ ? droop_->dispatch_width() : nsched_;
+  unsigned issued = 0, deferred = 0;
   for (unsigned si = 0; si < nsched_; ++si) {
     Scheduler& sc = sched_[si];
-    Stall r = sc.order.empty() ? kIdle : Stall(pick(sc, si));
+    Stall r = picks_[si].r;
+    if (r == kIssued && issued < width) {
+      const Pick& p = picks_[si];
+      issue_warp(p.ws, p.op);
+      sc.last = int(p.ws);
+      if (p.fwas) bot_->count_fast_issue();
+      ++issued;
+    } else if (r == kIssued) {
+      r = held ? kHeld : kThrottled;
+      ++deferred;
+    }
+    if (policy_ == Policy::two_level) demote(sc);
     ++st_.stall[r];
-    if (r == kIssued) busy_ = true;
-    else last_stall_ = r;
+    if (r == kIssued || r == kThrottled) busy_ = true;
+    if (r != kIssued) last_stall_ = r;
+  }
+  if (held && deferred) {
+    ++held_cycles_;
+    next_wake_ = std::min(next_wake_, hold_until_);
+  } else if (deferred) {
+    droop_->count_deferred(deferred);
   }
 }
 

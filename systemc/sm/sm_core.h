@@ -46,6 +46,15 @@ class MemPort {
   virtual bool send(std::unique_ptr<LineRequest>& r) = 0;
 };
 
+// The CTA scheduler's side of the global smoother (gpu/global_smoother.h):
+// every report period the SM sends its active-warp count over the CTA-done
+// channel; the answer is how many cycles it must hold issue (0: none).
+class ActiveWarpSink {
+ public:
+  virtual ~ActiveWarpSink() = default;
+  virtual unsigned report(unsigned sm, uint64_t cycle, unsigned active_warps) = 0;
+};
+
 struct CtaShape {
   uint32_t threads = 0;         // threads per CTA
   uint32_t regs_per_thread = 0; // Function::regs_used()
@@ -70,6 +79,9 @@ class SmCore {
   // Where the special registers %smid, %clock64, ... of this SM's warps come
   // from (func/exec.h); kept across launches. nullptr: functional stand-ins.
   virtual void set_machine(const func::MachineRegs* m) = 0;
+  // The global smoother: report active warps to `sink` every `period` cycles
+  // of this SM (cycles that are multiples of it) and hold issue as it says.
+  virtual void set_warp_sink(ActiveWarpSink* sink, unsigned period) = 0;
   // Per-kernel stats (reset by begin_launch), as JSON for the stats file.
   virtual config::json stats() const = 0;
   // The highest clock its register file makes at its supply (power/vf.h).

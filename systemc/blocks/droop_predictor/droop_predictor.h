@@ -21,8 +21,11 @@
 //    Map: 0..5 W_int W_fp W_sfu W_ldst W_rf_rd W_rf_wr (low WeightWidth bits),
 //    6..8 T2 T3 T4 (PowerWidth bits), 9 mask (bit0 dispatch, bit1 RF).
 //    Other addresses and T_k with k > HistDepth are ignored.
-//  - The thesis gives no trained weights/thresholds; the defaults are our
-//    own round numbers, and the SM programs fitted values at start-up.
+//  - The thesis gives no trained weights/thresholds; the reset values are
+//    our own round numbers. With smoothing.local.enable the SM writes the
+//    CSRs at start-up (sm/droop_unit.h): weights from the power model's
+//    per-event energies, thresholds from smoothing.local.thr2..4 (untrained
+//    defaults until a training tool fits them).
 #pragma once
 #include <array>
 #include <cstdint>

@@ -1,0 +1,128 @@
+// The local droop predictor in the SM's issue path (Leng thesis §4.5, spec
+// 004 §5.1): one droop_predictor block per SM (blocks/droop_predictor,
+// through blocks::make so --rtl swaps in the RTL and --rtl-check runs both),
+// clocked once per SM cycle with the cycle's CANDIDATE events:
+//  - n_int/fp/sfu/ldst: the warp instructions the schedulers picked to issue
+//    this cycle (Core::select_issue), by class;
+//  - n_rf_rd: the operand-collector reads the bank arbiter would grant this
+//    cycle, n_rf_wr: the writebacks done this cycle, both in 1024-bit warp
+//    registers (one thesis bank access; rf.entry_bits / 1024 banks each).
+// Its outputs act in the same cycle (the block is Mealy):
+//  - throttle_dispatch_o: issue at most smoothing.local.dispatch_width of the
+//    candidates (scheduler order; default 0 = the thesis's "to 0"); the others
+//    stay ready and retry next cycle;
+//  - throttle_rf_o: no operand-collector bank read this cycle.
+// The block records the candidate power, not the reduced set (its header).
+//
+// Start-up: before the first launch's first cycle the SM writes the block's
+// ten CSRs (one per block clock, zero counts): the six weights, T2..T4 and the
+// throttle mask, from smoothing.local.*. Weights "auto" are the chip power
+// model's per-event energies at Vnom (power/chip_keys.h: power.int_nj ..
+// power.ldst_nj; power/rf_energy.h: power.rf.read_nj / write_nj per 1024-bit
+// access) in units of LSB = Pmax_SM / 1024, where Pmax_SM is the estimate's
+// full scale: every count at its port maximum (2^cnt_width - 1 instructions of
+// each class, 2^rf_cnt_width - 1 reads and writes). Rounded to nearest; a
+// weight beyond blocks.droop_predictor.weight_width bits is an input error.
+// The thresholds are UNTRAINED defaults (no training tool yet), see the keys.
+//
+// Cycles whose counts are all zero are not clocked: their outputs are zero
+// whatever the state (0 > hist + T never holds), and their only effect, a 0
+// pushed into the history, is replayed (at most hist_depth - 1 zeros) before
+// the next non-zero cycle. So the block behaves as if clocked every SM cycle.
+// Every statistic comes from the block's outputs and this unit's inputs.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "blocks/instance.h"
+#include "common/config.h"
+#include "sm/activity.h"
+
+namespace relgpu::sm {
+
+inline const config::Key<bool> kLocalEnable{
+    "smoothing.local.enable", false, "",
+    "local droop predictor in every SM (sm/droop_unit.h): its throttle outputs defer issue and RF reads "
+    "(excludes bot.enable and grguard.enable, which own the RF arbitration)"};
+inline const config::Key<std::string> kLocalWeights{
+    "smoothing.local.weights", "auto", "power LSB",
+    "the six CSR weights W_int,W_fp,W_sfu,W_ldst,W_rf_rd,W_rf_wr written at start-up: 'auto' = the power "
+    "model's per-event energies in LSB = Pmax_SM/1024 (sm/droop_unit.h), or six integers"};
+// UNTRAINED defaults (no training tool yet), from the 'auto' weights alone:
+// T2 lies just above one FP warp instruction with its operand reads (88 + 3
+// LSB), so a one-cycle step of more than that (an SFU, two INT or FP
+// instructions from idle) predicts a droop; each older window allows 30 LSB
+// more, as a slower ramp excites the first-order resonance less.
+inline const config::Key<int64_t> kLocalThr2{
+    "smoothing.local.thr2", 100, "power LSB",
+    "T2: predict a droop when the candidate power exceeds last cycle's by more than this (UNTRAINED default: "
+    "just above one FP warp instruction with its reads, sm/droop_unit.h)", 0, 4095};
+inline const config::Key<int64_t> kLocalThr3{
+    "smoothing.local.thr3", 130, "power LSB",
+    "T3: the same against 2 cycles back (UNTRAINED default: T2 + 30)", 0, 4095};
+inline const config::Key<int64_t> kLocalThr4{
+    "smoothing.local.thr4", 160, "power LSB",
+    "T4: the same against 3 cycles back (UNTRAINED default: T3 + 30)", 0, 4095};
+inline const config::Key<std::string> kLocalThrottle{
+    "smoothing.local.throttle", "both", "",
+    "which actuators the block's mask CSR enables: dispatch (defer issue), rf (defer operand reads) or both",
+    std::vector<std::string>{"both", "dispatch", "rf"}};
+inline const config::Key<int64_t> kLocalWidth{
+    "smoothing.local.dispatch_width", 0, "warp instructions",
+    "issue width while throttle_dispatch_o is set (0: none, the thesis's 'to 0'; 1: 'drop by 1' on a "
+    "2-scheduler SM); the first candidates in scheduler order go", 0, 7};
+
+inline const config::Key<bool> kLocalDebugIgnore{
+    "smoothing.local.debug_ignore_throttle", false, "",
+    "mutant for the tests: the SM ignores the block's throttle outputs (the predictor still runs)"};
+
+class DroopUnit {
+ public:
+  DroopUnit(unsigned sm_id, const config::Config& cfg);
+
+  // The first call writes the CSRs (ten block cycles, before any SM cycle).
+  void begin_launch();
+  struct Throttle {
+    bool dispatch = false, rf = false;
+  };
+  // One SM cycle: candidate issues by class, RF reads and writes in 1024-bit
+  // accesses (saturated to the port widths).
+  Throttle cycle(uint64_t now, const uint32_t (&issue)[size_t(IssueClass::count_)], unsigned rf_reads,
+                 unsigned rf_writes);
+  unsigned dispatch_width() const { return width_; }
+  // The latest clocked cycle: its SM cycle and outputs (tests, debugging).
+  struct Last {
+    uint64_t cycle = 0;
+    bool dispatch = false, rf = false;
+    uint32_t power = 0;
+  };
+  const Last& last() const { return last_out_; }
+  // Issues left out by a dispatch throttle (counted by the SM).
+  void count_deferred(unsigned n) { st_.deferred_issues += n; }
+
+  // The CSR values written at start-up: weights (INT FP SFU LDST RD WR), T2..T4, mask.
+  const std::array<uint32_t, 10>& csrs() const { return csr_; }
+  // Pmax_SM in nJ per cycle (the estimate's full scale) behind 'auto' weights.
+  static double pmax_nj(const config::Config& cfg);
+  config::json stats() const;
+
+ private:
+  blocks::DroopPredictorOut clock(const blocks::DroopPredictorIn& in);
+
+  unsigned sm_, width_;
+  blocks::DroopPredictorParams p_;
+  std::unique_ptr<blocks::Instance<blocks::DroopPredictorBlock>> blk_;
+  std::array<uint32_t, 10> csr_{};
+  bool programmed_ = false, ignore_ = false;
+  Last last_out_;
+  uint64_t now_ = 0, last_ = 0;
+  unsigned owed_ = 0;  // zero-count cycles not clocked yet (at most hist_depth - 1 matter)
+  struct Stats {
+    uint64_t block_cycles = 0, predictions = 0, throttled_dispatch = 0, throttled_rf = 0, deferred_issues = 0;
+    uint64_t power_sum = 0;  // power_o summed over clocked cycles
+  } st_;
+};
+
+}  // namespace relgpu::sm

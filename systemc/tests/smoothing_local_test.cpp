@@ -1,0 +1,230 @@
+// The local droop predictor in the SM's issue path (sm/droop_unit.h):
+// the block's throttle defers issue in the very cycle it says so, a low
+// threshold costs cycles, an unreachable one gives the plain run's cycles
+// exactly, and the mutant that ignores the outputs is caught.
+#include <gtest/gtest.h>
+
+#include "gpu_test_util.h"
+#include "sm_test_rig.h"
+
+using namespace relgpu;
+using namespace relgpu::sm;
+using namespace relgpu::sm::test;
+using namespace relgpu::gputest;
+
+namespace {
+
+// 8 warps of FMA and SFU work from a standing start: dual FP/SFU issue
+// after idle cycles, the power steps the predictor watches for.
+std::string fp_sfu_kernel() {
+  std::string body;
+  for (int i = 0; i < 12; ++i)
+    body += "  fma.rn.f32 %f3, %f1, %f2, %f2;\n  sin.approx.f32 %f4, %f1;\n  fma.rn.f32 %f5, %f3, %f4, %f1;\n"
+            "  mul.f32 %f1, %f5, 0f3F000000;\n";
+  return std::string(kHead) + ".visible .entry k(.param .u64 out) {\n"
+         "  .reg .f32 %f<8>; .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+         "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n  cvt.rn.f32.u32 %f1, %r1;\n"
+         "  mov.f32 %f2, 0f3F800000;\n" + body +
+         "  mul.wide.u32 %rd2, %r1, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  st.global.f32 [%rd3], %f1;\n  ret;\n}\n";
+}
+
+struct Outcome {
+  uint64_t cycles = 0, warp_insn = 0, throttled = 0, issued_while_throttled = 0, over_width = 0, clocked = 0;
+  std::vector<float> out;
+};
+
+// Per cycle (the SM publishes its Activity at the end of each): the issue
+// trace's entries of this cycle against the block's outputs of this cycle.
+struct SameCycleCheck final : ActivityObserver {
+  TRig* rig = nullptr;
+  std::vector<Core::IssueRecord>* trace = nullptr;
+  size_t seen = 0;
+  unsigned width = 0;
+  Outcome* o = nullptr;
+  void on_cycle(const Activity& a, uint64_t skipped) override {
+    if (skipped) return;
+    unsigned n = 0;
+    for (; seen < trace->size(); ++seen) n += (*trace)[seen].cycle == a.cycle;
+    const DroopUnit::Last& l = rig->sm->droop()->last();
+    if (l.cycle != a.cycle) return;
+    ++o->clocked;
+    if (!l.dispatch) return;
+    ++o->throttled;
+    if (n) ++o->issued_while_throttled;
+    if (n > width) ++o->over_width;
+  }
+};
+
+Outcome run_sm(std::initializer_list<std::string> sets, bool smoothing = true) {
+  TRig r;
+  if (smoothing) r.cfg.set("smoothing.local.enable=true");
+  for (auto& s : sets) r.cfg.set(s);
+  r.load(fp_sfu_kernel());
+  const uint64_t out = r.upload(std::vector<float>(256, 0.f));
+  Outcome o;
+  std::vector<Core::IssueRecord> trace;
+  SameCycleCheck chk;
+  chk.rig = &r;
+  chk.trace = &trace;
+  chk.o = &o;
+  chk.width = unsigned(r.cfg.get(kLocalWidth));
+  if (smoothing) r.observers.push_back(&chk);
+  r.before_cycle = [&](uint64_t) { r.sm->set_issue_trace(&trace); };
+  o.cycles = r.run_timing("k", {1, 1, 1}, {256, 1, 1}, {out});
+  o.warp_insn = r.stat("warp_insn");
+  o.out = r.download<float>(out, 256);
+  return o;
+}
+
+TEST(SmoothingLocal, ThrottleDefersIssueInTheSameCycle) {
+  const Outcome plain = run_sm({}, false);
+  const Outcome t = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60"});
+  EXPECT_GT(t.clocked, 100u);
+  EXPECT_GT(t.throttled, 5u) << "the low thresholds must throttle";
+  EXPECT_EQ(t.issued_while_throttled, 0u) << "dispatch_width 0: no issue in a throttled cycle";
+  EXPECT_GT(t.cycles, plain.cycles);
+  EXPECT_EQ(t.warp_insn, plain.warp_insn) << "deferred, not dropped";
+  EXPECT_EQ(t.out, plain.out);
+  // "Drop by one": at most one issue in a throttled cycle, and some cycles issue one.
+  const Outcome one = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60",
+                              "smoothing.local.dispatch_width=1"});
+  EXPECT_GT(one.throttled, 0u);
+  EXPECT_EQ(one.over_width, 0u);
+  EXPECT_GT(one.issued_while_throttled, 0u);
+  EXPECT_EQ(one.out, plain.out);
+}
+
+// The mutant (the SM ignores the outputs) issues in throttled cycles: the
+// same-cycle check above bites, and the cycles are the plain run's.
+TEST(SmoothingLocal, MutantIgnoringTheThrottleIsCaught) {
+  const Outcome plain = run_sm({}, false);
+  const Outcome m = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60",
+                            "smoothing.local.debug_ignore_throttle=true"});
+  EXPECT_GT(m.throttled, 5u);
+  EXPECT_GT(m.issued_while_throttled, 0u);
+  EXPECT_EQ(m.cycles, plain.cycles);
+}
+
+// Unreachable thresholds (P <= 4095, so P - hist > 4095 never holds) give
+// the plain run's cycles exactly: the gate changes nothing else.
+TEST(SmoothingLocal, UnreachableThresholdIsThePlainRun) {
+  const Outcome plain = run_sm({}, false);
+  const Outcome h = run_sm({"smoothing.local.thr2=4095", "smoothing.local.thr3=4095", "smoothing.local.thr4=4095"});
+  EXPECT_EQ(h.throttled, 0u);
+  EXPECT_EQ(h.cycles, plain.cycles);
+  EXPECT_EQ(h.out, plain.out);
+}
+
+// The whole GPU on a workload: a low threshold costs cycles, an unreachable
+// one costs none, the mutant with the low threshold costs none; outputs pass.
+std::string gpu_run(const std::string& wl, std::initializer_list<std::string> sets) {
+  return in_child([&] {
+    config::Config cfg = make_config("", sets);
+    TimingDevice t(cfg);
+    WorkloadRun r = run_workload(t.dev, wl, 1);
+    uint64_t thr = 0, pred = 0;
+    for (auto& l : t.dev.launches())
+      if (l.detail["sm_total"].contains("droop")) {
+        thr += l.detail["sm_total"]["droop"]["throttled_dispatch_cycles"].get<uint64_t>();
+        pred += l.detail["sm_total"]["droop"]["predictions"].get<uint64_t>();
+      }
+    return std::string(r.result.pass ? "pass" : "FAIL " + r.result.message) + " " + std::to_string(r.cycles) + " " +
+           std::to_string(thr) + " " + std::to_string(pred);
+  });
+}
+
+struct Gpu {
+  std::string pass;
+  uint64_t cycles = 0, throttled = 0, predictions = 0;
+};
+Gpu parse(const std::string& s) {
+  Gpu g;
+  std::istringstream in(s);
+  in >> g.pass >> g.cycles >> g.throttled >> g.predictions;
+  return g;
+}
+
+TEST(SmoothingLocal, ThresholdChangesWorkloadCycles) {
+  const std::string w = "matmul";
+  const Gpu plain = parse(gpu_run(w, {}));
+  const Gpu low = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=40",
+                                    "smoothing.local.thr3=50", "smoothing.local.thr4=60"}));
+  const Gpu huge = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=4095",
+                                     "smoothing.local.thr3=4095", "smoothing.local.thr4=4095"}));
+  const Gpu mutant = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=40",
+                                       "smoothing.local.thr3=50", "smoothing.local.thr4=60",
+                                       "smoothing.local.debug_ignore_throttle=true"}));
+  for (const Gpu* g : {&plain, &low, &huge, &mutant}) EXPECT_EQ(g->pass, "pass");
+  EXPECT_GT(low.throttled, 0u);
+  EXPECT_GT(low.cycles, plain.cycles);
+  EXPECT_EQ(huge.predictions, 0u);
+  EXPECT_EQ(huge.cycles, plain.cycles);
+  EXPECT_GT(mutant.predictions, 0u);
+  EXPECT_EQ(mutant.cycles, plain.cycles);
+}
+
+// 'auto' weights: the power model's per-event energies in LSB = Pmax_SM/1024.
+TEST(SmoothingLocal, AutoWeightsFromThePowerModel) {
+  config::Config cfg;
+  const double pmax = DroopUnit::pmax_nj(cfg);
+  // 3 x (4.65 + 8.26 + 15.5 + 0.995) + 31 x (0.131 + 0.123) nJ
+  EXPECT_NEAR(pmax, 3 * 29.405 + 31 * 0.254, 1e-9);
+  DroopUnit u(0, cfg);
+  const std::array<uint32_t, 10> want{50, 88, 165, 11, 1, 1, 100, 130, 160, 3};
+  EXPECT_EQ(u.csrs(), want);
+  cfg.set("power.sfu_nj=1000");  // SFU alone is 1000/3042 of the full scale: 336 LSB, not 8 bits
+  try {
+    DroopUnit bad(0, cfg);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("smoothing.local.weights"), std::string::npos) << e.what();
+  }
+}
+
+std::string error_of(std::initializer_list<std::string> sets) {
+  return in_child([&] {
+    try {
+      config::Config cfg = make_config("", sets);
+      TimingDevice t(cfg);
+      run_workload(t.dev, "vecops", 1);
+      return std::string("no error");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+  });
+}
+
+TEST(SmoothingLocal, BadKeysAreNamed) {
+  EXPECT_NE(error_of({"smoothing.local.enable=true", "smoothing.local.weights=1,2,3"}).find("smoothing.local.weights"),
+            std::string::npos);
+  EXPECT_NE(error_of({"smoothing.local.enable=true", "smoothing.local.weights=1,2,3,4,5,x"})
+                .find("smoothing.local.weights"),
+            std::string::npos);
+  EXPECT_NE(error_of({"smoothing.local.enable=true", "smoothing.local.weights=1,2,3,4,5,600"})
+                .find("weight_width"),
+            std::string::npos);
+  EXPECT_NE(error_of({"smoothing.local.thr2=5000"}).find("smoothing.local.thr2"), std::string::npos);
+  EXPECT_NE(error_of({"smoothing.local.throttle=sometimes"}).find("smoothing.local.throttle"), std::string::npos);
+  EXPECT_NE(error_of({"smoothing.local.enable=true", "grguard.enable=true"}).find("smoothing.local.enable"),
+            std::string::npos);
+  EXPECT_NE(error_of({"smoothing.global.enable=true", "smoothing.global.threshold=15"})
+                .find("smoothing.global.threshold"),
+            std::string::npos);
+  EXPECT_NE(error_of({"smoothing.global.report_period=0"}).find("smoothing.global.report_period"), std::string::npos);
+}
+
+TEST(SmoothingLocal, SameSeedSameStats) {
+  auto run = [] {
+    return in_child([] {
+      config::Config cfg = make_config("", {"smoothing.local.enable=true", "smoothing.global.enable=true"});
+      TimingDevice t(cfg);
+      return run_workload(t.dev, "matmul", 7).details;
+    });
+  };
+  const std::string a = run(), b = run();
+  EXPECT_NE(a.find("\"droop\""), std::string::npos);
+  EXPECT_NE(a.find("\"global_smoother\""), std::string::npos);
+  EXPECT_EQ(a, b);
+}
+
+}  // namespace
