@@ -122,25 +122,26 @@ std::string gpu_run(const std::string& wl, std::initializer_list<std::string> se
     config::Config cfg = make_config("", sets);
     TimingDevice t(cfg);
     WorkloadRun r = run_workload(t.dev, wl, 1);
-    uint64_t thr = 0, pred = 0;
+    uint64_t thr = 0, pred = 0, rf = 0;
     for (auto& l : t.dev.launches())
       if (l.detail["sm_total"].contains("droop")) {
         thr += l.detail["sm_total"]["droop"]["throttled_dispatch_cycles"].get<uint64_t>();
         pred += l.detail["sm_total"]["droop"]["predictions"].get<uint64_t>();
+        rf += l.detail["sm_total"]["droop"]["throttled_rf_cycles"].get<uint64_t>();
       }
     return std::string(r.result.pass ? "pass" : "FAIL " + r.result.message) + " " + std::to_string(r.cycles) + " " +
-           std::to_string(thr) + " " + std::to_string(pred);
+           std::to_string(thr) + " " + std::to_string(pred) + " " + std::to_string(rf);
   });
 }
 
 struct Gpu {
   std::string pass;
-  uint64_t cycles = 0, throttled = 0, predictions = 0;
+  uint64_t cycles = 0, throttled = 0, predictions = 0, rf = 0;
 };
 Gpu parse(const std::string& s) {
   Gpu g;
   std::istringstream in(s);
-  in >> g.pass >> g.cycles >> g.throttled >> g.predictions;
+  in >> g.pass >> g.cycles >> g.throttled >> g.predictions >> g.rf;
   return g;
 }
 
@@ -161,6 +162,14 @@ TEST(SmoothingLocal, ThresholdChangesWorkloadCycles) {
   EXPECT_EQ(huge.cycles, plain.cycles);
   EXPECT_GT(mutant.predictions, 0u);
   EXPECT_EQ(mutant.cycles, plain.cycles);
+  // The RF actuator alone: operand reads deferred, issue never.
+  const Gpu rf = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=40",
+                                   "smoothing.local.thr3=50", "smoothing.local.thr4=60",
+                                   "smoothing.local.throttle=rf"}));
+  EXPECT_EQ(rf.pass, "pass");
+  EXPECT_GT(rf.rf, 0u);
+  EXPECT_EQ(rf.throttled, 0u);
+  EXPECT_GT(rf.cycles, plain.cycles);
 }
 
 // 'auto' weights: the power model's per-event energies in LSB = Pmax_SM/1024.
