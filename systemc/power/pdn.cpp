@@ -143,7 +143,7 @@ void Pdn::solve_step() {
   for (unsigned i = 0; i < sms_.size(); ++i) {
     double& e = ring_[i * ring_cap_ + k0_ % ring_cap_];
     const double amps = (e / dt * 1e3 + sms_[i].leak_w) / vnom_;  // nJ/ps = 1e3 W
-    drawn_nj_ += e + sms_[i].leak_w * dt * 1e-3;
+    sms_[i].drawn_nj += e + sms_[i].leak_w * dt * 1e-3;
     e = 0;
     for (unsigned nd : PdnCircuit::site_nodes(i)) load_[nd] = amps / PdnCircuit::kSiteNodes;
   }
@@ -194,6 +194,7 @@ void Pdn::solve_step() {
   } else {
     close_event();
   }
+  launch_ps_ += dt;
   ++k0_;
   step_end_ps_ = step_.edge_ps(k0_ + 1);
   if (trace_ && (k0_ - win_first_) >= trace_interval_) write_row();
@@ -217,17 +218,33 @@ void Pdn::write_row() {
 void Pdn::begin_launch(uint64_t start_ps) {
   advance(start_ps);
   steps_ = emergency_steps_ = events_ = 0;
-  drawn_nj_ = 0;
+  launch_ps_ = 0;
   std::fill(std::begin(dominant_), std::end(dominant_), 0);
   max_droop_ = max_first_ = max_second_ = 0;
   for (auto& m : max_attr_) std::fill(std::begin(m), std::end(m), 0.0);
-  for (Sm& s : sms_) s.max_droop = s.max_first = s.max_second = 0, s.emergency_steps = 0;
+  for (Sm& s : sms_) s.max_droop = s.max_first = s.max_second = s.drawn_nj = 0, s.emergency_steps = 0;
 }
 
 json Pdn::launch_stats(uint64_t end_ps) {
   advance(end_ps);
   close_event();
   if (trace_) trace_->flush();
+  // The IR drop of the launch's mean currents (DC solution): how much of
+  // the droop a steady load would cause.
+  double drawn = 0, ir = 0;
+  std::vector<double> mean(PdnCircuit::kGrid, 0.0);
+  for (unsigned i = 0; i < sms_.size(); ++i) {
+    drawn += sms_[i].drawn_nj;
+    const double a = launch_ps_ > 0 ? sms_[i].drawn_nj / launch_ps_ * 1e3 / vnom_ : 0.0;
+    for (unsigned nd : PdnCircuit::site_nodes(i)) mean[nd] = a / PdnCircuit::kSiteNodes;
+  }
+  for (unsigned r = 0; r < PdnCircuit::kRegions; ++r)
+    for (unsigned nd : PdnCircuit::region_nodes(r)) mean[nd] = uncore_a_ / PdnCircuit::kRegionNodes;
+  if (launch_ps_ > 0) {
+    const PdnCircuit::State dc = circuit_.dc(mean.data(), vnom_);
+    for (unsigned i = 0; i < sms_.size(); ++i)
+      for (unsigned nd : PdnCircuit::site_nodes(i)) ir = std::max(ir, (vnom_ - dc.v[nd]) / vnom_ * 100);
+  }
   json sms = json::array();
   for (const Sm& s : sms_)
     sms.push_back({{"max_droop_pct", s.max_droop},
@@ -235,7 +252,8 @@ json Pdn::launch_stats(uint64_t end_ps) {
                    {"max_second_order_pct", s.max_second},
                    {"emergency_steps", s.emergency_steps}});
   json p = {{"steps", steps_},
-            {"sm_energy_nj", drawn_nj_},  // what the SMs drew from the PDN: the power model's SM energy
+            {"sm_energy_nj", drawn},  // what the SMs drew from the PDN: the power model's SM energy
+            {"max_mean_ir_drop_pct", ir},
             {"max_droop_pct", max_droop_},
             {"max_first_order_pct", max_first_},
             {"max_second_order_pct", max_second_},

@@ -31,6 +31,8 @@
 // droop at each SM's lowest node into what the SM itself, its 2x2 cluster
 // and all SMs cause.
 //
+// max_mean_ir_drop_pct: the worst SM's droop under the launch's mean
+// currents (the DC solution), i.e. the IR-drop share of the droop.
 // Stats keys starting "max_" combine across launches by maximum
 // (gpu::add_json), the counts by sum.
 #pragma once
@@ -75,6 +77,7 @@ class Pdn final : public sm::ActivityObserver {
     double max_droop = 0, max_first = 0, max_second = 0;
     uint64_t emergency_steps = 0;
     double win_min = 0;  // trace window's lowest voltage
+    double drawn_nj = 0;  // this launch's energy (dynamic + leakage)
   };
   double filter(Filter& f, double x) const;
   void place(unsigned sm, uint64_t t0, uint64_t t1, double nj);  // energy over [t0, t1) ps
@@ -98,7 +101,7 @@ class Pdn final : public sm::ActivityObserver {
   double vnom_, uncore_a_, emergency_, b0_, b1_, b2_, a1_, a2_;
   // Per-launch statistics.
   uint64_t steps_ = 0, emergency_steps_ = 0, events_ = 0, dominant_[3] = {};
-  double max_droop_ = 0, max_first_ = 0, max_second_ = 0, drawn_nj_ = 0;
+  double max_droop_ = 0, max_first_ = 0, max_second_ = 0, launch_ps_ = 0;
   double max_attr_[2][3] = {};          // [first, second][sm, cluster, all]
   bool in_event_ = false;
   double ev_peak_ = 0, ev_first_ = 0, ev_second_ = 0;
