@@ -80,16 +80,11 @@ def features(detail, num_sms):
 
 
 def worst_droop(detail):
-    """The launch's worst droop as a fraction of Vnom (the PDN's "pdn" section)."""
+    """The launch's worst droop as a fraction of Vnom (the PDN's "pdn" section, power/pdn.h)."""
     p = detail.get("pdn")
-    if not p:
+    if not p or "max_droop_pct" not in p:
         return None
-    for k in ("worst_droop", "worst_droop_frac"):
-        if k in p:
-            return float(p[k])
-    if "worst_droop_pct" in p:
-        return float(p["worst_droop_pct"]) / 100
-    return None
+    return float(p["max_droop_pct"]) / 100
 
 
 def rows_from_store(path, campaign, vcrit):

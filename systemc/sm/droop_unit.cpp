@@ -80,6 +80,12 @@ DroopUnit::DroopUnit(unsigned sm_id, const config::Config& cfg)
   const std::string th = cfg.get(kLocalThrottle);
   csr_[9] = th == "both" ? 3u : th == "dispatch" ? 1u : 2u;
   blk_ = blocks::make<blocks::DroopPredictorBlock>(p_, blocks::Site{sm_id, &cfg, &now_});
+  if (const std::string t = cfg.get(kLocalTrace); !t.empty()) {
+    const std::string path = t + ".sm" + std::to_string(sm_id) + ".csv";
+    trace_ = std::make_unique<std::ofstream>(path);
+    if (!*trace_) throw InputError(kLocalTrace.name + ": cannot write '" + path + "'");
+    *trace_ << "cycle,power\n";
+  }
 }
 
 blocks::DroopPredictorOut DroopUnit::clock(const blocks::DroopPredictorIn& in) {
@@ -133,11 +139,13 @@ DroopUnit::Throttle DroopUnit::cycle(uint64_t now, const uint32_t (&issue)[size_
   st_.throttled_rf += out.throttle_rf_o;
   st_.power_sum += out.power_o;
   last_out_ = {now, out.throttle_dispatch_o, out.throttle_rf_o, out.power_o};
+  if (trace_) *trace_ << now << ',' << out.power_o << '\n';
   if (ignore_) return {};
   return {out.throttle_dispatch_o, out.throttle_rf_o};
 }
 
 config::json DroopUnit::stats() const {
+  if (trace_) trace_->flush();  // a launch's rows are complete when its stats are
   config::json j;
   j["block_cycles"] = st_.block_cycles;
   j["predictions"] = st_.predictions;

@@ -33,6 +33,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -74,6 +75,10 @@ inline const config::Key<int64_t> kLocalWidth{
     "issue width while throttle_dispatch_o is set (0: none, the thesis's 'to 0'; 1: 'drop by 1' on a "
     "2-scheduler SM); the first candidates in scheduler order go", 0, 7};
 
+inline const config::Key<std::string> kLocalTrace{
+    "smoothing.local.trace", "", "file prefix",
+    "training trace: SM N writes PREFIX.smN.csv, a row 'cycle,power' per cycle with events (the block's power_o, "
+    "LSB as the weights; unlisted cycles have 0): the input of scripts/train_droop.py; empty = none"};
 inline const config::Key<bool> kLocalDebugIgnore{
     "smoothing.local.debug_ignore_throttle", false, "",
     "mutant for the tests: the SM ignores the block's throttle outputs (the predictor still runs)"};
@@ -119,6 +124,7 @@ class DroopUnit {
   Last last_out_;
   uint64_t now_ = 0, last_ = 0;
   unsigned owed_ = 0;  // zero-count cycles not clocked yet (at most hist_depth - 1 matter)
+  std::unique_ptr<std::ofstream> trace_;  // smoothing.local.trace
   struct Stats {
     uint64_t block_cycles = 0, predictions = 0, throttled_dispatch = 0, throttled_rf = 0, deferred_issues = 0;
     uint64_t power_sum = 0;  // power_o summed over clocked cycles
