@@ -730,6 +730,7 @@ json Runtime::stats_json() const {
   s["sim_time_ps"] = sim_time_ps_;
   s["sim_time_model"] = mode_ == "timing" ? "timing model" : "functional estimate: 1 warp instruction per SM per cycle";
   s["launches_with_detail"] = std::min<uint64_t>(records_.size(), uint64_t(cfg_.get(kStatsDetailLaunches)));
+  if (json res = dev_ ? dev_->resilience_stats() : json(); !res.is_null()) s["resilience"] = res;
   s["launches"] = records_;
   gpu::add_host_rates(s, now_s() - t_start_);
   s["config"] = cfg_.effective();

@@ -36,6 +36,7 @@ uint32_t Executor::global_lanes(Cta& cta, Warp& w, InFlight& f) {
     if (f.lane_space[l] != Space::global) continue;
     // resolve() checks alignment, bounds and const stores, with memory()'s messages.
     resolve(cta, w, f.pc, int(l), Space::global, f.addr[l], atomic ? d.bytes : f.bytes, store, what);
+    note_access(f, l, !store || atomic, store);
     g |= 1u << l;
   }
   return g;
