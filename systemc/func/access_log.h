@@ -15,20 +15,22 @@ struct AccessLog {
   struct Use {
     const Allocation* alloc = nullptr;
     bool read = false, written = false;
-    uint64_t first_store = 0, last_store = 0;  // addresses the launch stored to (error injection targets)
+    // The first and last store (address, bytes): error injection corrupts what the launch stored.
+    uint64_t first_store = 0, last_store = 0;
+    uint32_t first_bytes = 0, last_bytes = 0;
   };
   std::vector<Use> uses;  // one per allocation touched, in first-touch order
 
   void clear() { uses.clear(), last_ = SIZE_MAX; }
   // Called per global lane; the common case (same allocation as the last lane) is one compare.
-  void note(const Allocation* a, uint64_t addr, bool read, bool write) {
+  void note(const Allocation* a, uint64_t addr, uint32_t bytes, bool read, bool write) {
     if (last_ >= uses.size() || uses[last_].alloc != a) find(a);
     Use& u = uses[last_];
     u.read |= read;
     if (write) {
-      if (!u.written) u.first_store = addr;
+      if (!u.written) u.first_store = addr, u.first_bytes = bytes;
       u.written = true;
-      u.last_store = addr;
+      u.last_store = addr, u.last_bytes = bytes;
     }
   }
 

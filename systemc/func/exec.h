@@ -272,9 +272,9 @@ class Executor {
   uint64_t param_u64(const Warp& w, unsigned lane, int32_t sym) const;
   std::string read_cstring(Cta& cta, Warp& w, int pc, unsigned lane, uint64_t generic);
   // After a lane's global/const access resolved (gmem->last_hit() is its allocation): into ctx_.access.
-  void note_access(const InFlight& f, unsigned l, bool read, bool write) {
+  void note_access(const InFlight& f, unsigned l, uint32_t bytes, bool read, bool write) {
     if (ctx_.access && (f.lane_space[l] == ptx::Space::global || f.lane_space[l] == ptx::Space::const_))
-      ctx_.access->note(ctx_.gmem->last_hit(), f.addr[l], read, write);
+      ctx_.access->note(ctx_.gmem->last_hit(), f.addr[l], bytes, read, write);
   }
 
   LaunchCtx ctx_;

@@ -85,7 +85,7 @@ void Resilience::host_wrote(uint64_t addr, uint64_t n, HostWrite how) {
   Buf& b = buf(a->base, "a host write");
   const uint64_t id = ++next_id_;
   if (scheme_ == "memory_protection") {
-    cut_readers_of(a->base);
+    cut_readers_of(a->base, {});
     // The host copy is the implicit checkpoint; what the host does not hold
     // (a device-made rest of the buffer, a device-to-device source) is copied.
     const bool device_made = b.head_kernel || !b.chain.empty();
@@ -99,35 +99,42 @@ void Resilience::host_wrote(uint64_t addr, uint64_t n, HostWrite how) {
   b.chain.clear();
 }
 
-void Resilience::cut(uint64_t x, Buf& b) {
-  b.image = target_.copy_out(x, b.size);
+void Resilience::cut(uint64_t x, Buf& b, const std::vector<uint8_t>* image) {
+  b.image = image ? *image : target_.copy_out(x, b.size);
   b.head_kernel = false, b.head = b.version, b.chain.clear();
   charge_checkpoint(b.size, false);
 }
 
-void Resilience::cut_readers_of(uint64_t w) {
-  // A kernel in D(x) that read w could not be relaunched once the host has
-  // overwritten w: x is copied now (an explicit checkpoint) instead.
-  const uint64_t v = bufs_.at(w).version;
+void Resilience::cut_readers_of(uint64_t w, const std::vector<uint64_t>& written) {
+  // A kernel in D(x) that read w could not be relaunched once w is
+  // overwritten (by the host, or by the kernel just run): x is copied instead
+  // (an explicit checkpoint), as it was before that kernel. Any version of w
+  // counts: the kernel may have updated w in place itself (bfs's frontier),
+  // and the recovery replays only D of what it writes, not of what it reads.
   for (auto& [x, b] : bufs_) {
     if (x == w || (!b.head_kernel && b.chain.empty())) continue;
     std::vector<uint64_t> ks = b.chain;
     if (b.head_kernel) ks.push_back(b.head);
     bool reads = false;
     for (uint64_t j : ks)
-      for (auto [r, rv] : kernels_.at(j).reads) reads |= r == w && rv == v;
+      for (auto [r, rv] : kernels_.at(j).reads) reads |= r == w;
     if (!reads) continue;
-    cut(x, b);
+    const bool rewritten = std::find(written.begin(), written.end(), x) != written.end();
+    cut(x, b, rewritten ? &pre_.at(x).bytes : nullptr);
     ++overwrite_copies_;
   }
 }
 
 void Resilience::before_launch() {
   pre_.clear();
-  if (scheme_ == "memory_protection") return;
+  // memory_protection needs the state before the kernel only of buffers a
+  // kernel made (those it may have to copy as they were, cut_readers_of);
+  // the other schemes may keep any writable buffer.
   for (const func::Allocation* a : mem_.allocations()) {
     if (a->kind == func::Allocation::Kind::const_var) continue;
-    pre_[a->base] = Saved{buf(a->base, "the checkpoint").version, target_.copy_out(a->base, a->size)};
+    const Buf& b = buf(a->base, "the checkpoint");
+    if (scheme_ == "memory_protection" && !b.head_kernel && b.chain.empty()) continue;
+    pre_[a->base] = Saved{b.version, target_.copy_out(a->base, a->size)};
   }
 }
 
@@ -141,13 +148,16 @@ void Resilience::inject(const func::AccessLog& log) {
   for (auto& u : log.uses)
     if (u.written) written.push_back(&u);
   const func::AccessLog::Use& u = *written[rng_() % written.size()];
-  const uint64_t base = u.alloc->base, size = u.alloc->size;
-  uint64_t addr = (rng_() & 1 ? u.last_store : u.first_store) & ~uint64_t(3);
-  if (size >= 4 && addr + 4 > base + size) addr = base + size - 4;
-  // A bit in the upper part of a 32-bit word, so the corruption shows in the
-  // output (a low mantissa bit can sit inside a float reference's tolerance).
-  unsigned bit = 20 + unsigned(rng_() % 11);
-  if (size < 4) addr = base, bit %= unsigned(8 * size);
+  const bool last = rng_() & 1;
+  uint64_t addr = last ? u.last_store : u.first_store;
+  const uint32_t bytes = last ? u.last_bytes : u.first_bytes;
+  // Corrupt what the store wrote (an SDC in the output), never a byte beside
+  // it that the relaunch would not rewrite: a word of a wide store, an upper
+  // bit of it (bits 20-30 of a 32-bit word: a low mantissa bit can sit inside
+  // a float reference's tolerance); 5w..8w-2 for a w-byte store.
+  const uint32_t w = std::clamp<uint32_t>(bytes, 1, 4);
+  addr += uint64_t(rng_() % std::max<uint32_t>(bytes / w, 1)) * w;
+  const unsigned bit = 5 * w + unsigned(rng_() % (3 * w - 1));
   target_.flip_bit(addr, bit);
 }
 
@@ -176,6 +186,8 @@ void Resilience::after_launch(CheckpointTarget::Launch l, const func::AccessLog&
     for (auto& [b, s] : ckpt_) bytes += s.bytes.size();
     charge_checkpoint(bytes, scheme_ == "file");
   }
+  if (scheme_ == "memory_protection")
+    for (uint64_t w : kr.writes) cut_readers_of(w, kr.writes);
   pre_.clear();
   for (uint64_t w : kr.writes) bufs_.at(w).version = id;
   for (uint64_t o : out) {
@@ -188,6 +200,7 @@ void Resilience::after_launch(CheckpointTarget::Launch l, const func::AccessLog&
     max_chain_ = std::max<uint64_t>(max_chain_, 1 + b.chain.size());
   }
   launches_with_io_ += !io.empty();
+  kernel_io_[what] |= !io.empty();
   kernels_[id] = std::move(kr);
 
   const bool drawn = draw_injection();
@@ -315,6 +328,15 @@ nlohmann::ordered_json Resilience::stats() const {
   j["launches"] = launches_;
   j["launches_with_io"] = launches_with_io_;
   j["max_chain"] = max_chain_;
+  // The thesis's relaunchable kernels (69/81): no launch of the kernel updated a buffer in place.
+  uint64_t relaunchable = 0;
+  for (auto& [name, io] : kernel_io_) relaunchable += !io;
+  j["kernels"] = kernel_io_.size();
+  j["kernels_relaunchable"] = relaunchable;
+  nlohmann::ordered_json in_place = nlohmann::ordered_json::array();
+  for (auto& [name, io] : kernel_io_)
+    if (io) in_place.push_back(name);
+  j["kernels_in_place"] = in_place;
   j["kernel_time_ps"] = kernel_ps;
   j["host_copy_time_ps"] = host_copy_ps_;
   j["base_time_ps"] = base;

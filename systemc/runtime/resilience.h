@@ -21,8 +21,10 @@
 // kernels write, and checked by buffer versions so a replay that would read
 // or leave a buffer other than it was is refused (KernelError), never wrong.
 // Chain bound L: |D(io)| > L copies io to the host, D(io) = {copy}. Beyond
-// Fig. 6.8: before the host overwrites a buffer that a kernel in some D(x)
-// read, x is copied the same way (else that kernel could not be relaunched).
+// Fig. 6.8: before the host or a kernel overwrites a buffer that a kernel in
+// some D(x) read, x is copied the same way (else that kernel could not be
+// relaunched); the thesis's hand-annotated I/O/IO sets would tell the runtime
+// before the launch what our snapshot of the kernel-made buffers stands in for.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -140,8 +142,10 @@ class Resilience {
   uint64_t copy_ps(uint64_t bytes, bool file) const;
   void charge_checkpoint(uint64_t bytes, bool file);
   Buf& buf(uint64_t base, const std::string& what);
-  void cut(uint64_t x, Buf& b);         // copy x to the host: D(x) = {copy}
-  void cut_readers_of(uint64_t w);      // before the host overwrites w
+  // Copy x to the host, D(x) = {copy}: its device content, or `image` (x as it was before the kernel just run).
+  void cut(uint64_t x, Buf& b, const std::vector<uint8_t>* image = nullptr);
+  // Before w is overwritten by the host (written = {}) or by the kernel just run (written = what it wrote).
+  void cut_readers_of(uint64_t w, const std::vector<uint64_t>& written);
   bool draw_injection();
   void inject(const func::AccessLog& log);
   void recover(uint64_t k, const std::vector<uint64_t>& io);
@@ -156,8 +160,9 @@ class Resilience {
 
   std::map<uint64_t, Buf> bufs_;
   std::map<uint64_t, Kernel> kernels_;  // by op id
-  std::map<uint64_t, Saved> pre_;       // snapshot before the current launch (schemes that copy first)
+  std::map<uint64_t, Saved> pre_;       // snapshot before the current launch (see before_launch)
   std::map<uint64_t, Saved> ckpt_;      // the current launch's checkpoint
+  std::map<std::string, bool> kernel_io_;  // per kernel name: did a launch update a buffer in place
   uint64_t next_id_ = 0, launches_ = 0;
 
   // stats

@@ -16,19 +16,19 @@ using namespace relgpu;
 
 namespace {
 
-struct Run {
+struct Outcome {
   wl::Result result;
   nlohmann::ordered_json res;  // the resilience stats
 };
 
-Run run(const std::string& name, const std::vector<std::string>& sets) {
+Outcome run(const std::string& name, const std::vector<std::string>& sets) {
   config::Config cfg;
   for (auto& s : sets) cfg.set(s);
   runtime::Device dev(cfg);
   gpu::use_configured_engine(dev, cfg);
   std::ostringstream log;
   wl::Context ctx{dev, wl::Size::small, 3, wl::ptx_text(name), wl::ptx_path(name), wl::ptxas_info(name), log};
-  Run r;
+  Outcome r;
   r.result = wl::find(name)->run(ctx);
   dev.finish();
   r.res = dev.resilience_stats();
@@ -49,7 +49,7 @@ TEST(Resilience, InjectedErrorRecoversUnderEveryScheme) {
   for (const char* w : {"nw", "histogram"})
     for (const char* scheme : {"file", "cpu_memory", "input_only", "memory_protection"}) {
       const std::string launch = std::string(w) == "nw" ? "3" : "0";
-      Run r = run(w, with(kFunctional, {std::string("resilience.scheme=") + scheme,
+      Outcome r = run(w, with(kFunctional, {std::string("resilience.scheme=") + scheme,
                                         "resilience.inject_launches=" + launch}));
       EXPECT_TRUE(r.result.pass) << w << " " << scheme << ": " << r.result.message;
       EXPECT_EQ(r.res["errors_injected"], 1u) << w << " " << scheme;
@@ -63,11 +63,11 @@ TEST(Resilience, InjectedErrorRecoversUnderEveryScheme) {
 // at all with the corruption left in place is wrong too.
 TEST(Resilience, RecoveryWithoutRestoreOrChainIsWrong) {
   const auto mp = with(kFunctional, {"resilience.scheme=memory_protection", "resilience.chain_bound=0"});
-  Run ok = run("histogram", with(mp, {"resilience.inject_launches=0"}));
+  Outcome ok = run("histogram", with(mp, {"resilience.inject_launches=0"}));
   EXPECT_TRUE(ok.result.pass) << ok.result.message;
-  Run no_restore = run("histogram", with(mp, {"resilience.inject_launches=0", "resilience.recovery=no_restore"}));
+  Outcome no_restore = run("histogram", with(mp, {"resilience.inject_launches=0", "resilience.recovery=no_restore"}));
   EXPECT_FALSE(no_restore.result.pass) << "replaying atomics on the corrupted bins must double-count";
-  Run only_k = run("nw", with(mp, {"resilience.inject_launches=3", "resilience.recovery=faulty_only"}));
+  Outcome only_k = run("nw", with(mp, {"resilience.inject_launches=3", "resilience.recovery=faulty_only"}));
   EXPECT_FALSE(only_k.result.pass) << "relaunching only launch 3 on the restored matrix must lose launches 0-2";
   EXPECT_EQ(only_k.res["kernels_replayed"], 1u);
 }
@@ -75,7 +75,7 @@ TEST(Resilience, RecoveryWithoutRestoreOrChainIsWrong) {
 // (c) nw updates one matrix in place every launch: an error in launch 3
 // restores the host copy and replays launches 0-3 (D = {copy, k0..k3}).
 TEST(Resilience, ChainIsReplayed) {
-  Run r = run("nw", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.chain_bound=0",
+  Outcome r = run("nw", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.chain_bound=0",
                                        "resilience.inject_launches=3"}));
   EXPECT_TRUE(r.result.pass) << r.result.message;
   EXPECT_EQ(r.res["kernels_replayed"], 4u);
@@ -83,7 +83,7 @@ TEST(Resilience, ChainIsReplayed) {
   EXPECT_EQ(r.res["max_chain"], 8u);  // the copy and all 7 launches
   EXPECT_EQ(r.res["checkpoints"], 0u);  // the host copy is the implicit checkpoint
   // An error in the first launch replays only it.
-  Run first = run("nw", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.inject_launches=0"}));
+  Outcome first = run("nw", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.inject_launches=0"}));
   EXPECT_TRUE(first.result.pass) << first.result.message;
   EXPECT_EQ(first.res["kernels_replayed"], 1u);
 }
@@ -92,13 +92,13 @@ TEST(Resilience, ChainIsReplayed) {
 // error in launch 3 replays only the launches since the last copy.
 TEST(Resilience, ChainBoundCopies) {
   const auto mp = with(kFunctional, {"resilience.scheme=memory_protection", "resilience.inject_launches=3"});
-  Run l1 = run("nw", with(mp, {"resilience.chain_bound=1"}));  // {copy, k} is 2 > 1: a copy after every launch
+  Outcome l1 = run("nw", with(mp, {"resilience.chain_bound=1"}));  // {copy, k} is 2 > 1: a copy after every launch
   EXPECT_TRUE(l1.result.pass) << l1.result.message;
   EXPECT_EQ(l1.res["chain_bound_copies"], 7u);
   EXPECT_EQ(l1.res["checkpoints"], 7u);
   EXPECT_EQ(l1.res["kernels_replayed"], 1u);
   EXPECT_GT(l1.res["checkpoint_bytes"].get<uint64_t>(), 0u);
-  Run l2 = run("nw", with(mp, {"resilience.chain_bound=2"}));  // copies after launches 1, 3, 5
+  Outcome l2 = run("nw", with(mp, {"resilience.chain_bound=2"}));  // copies after launches 1, 3, 5
   EXPECT_TRUE(l2.result.pass) << l2.result.message;
   EXPECT_EQ(l2.res["chain_bound_copies"], 3u);
   EXPECT_EQ(l2.res["kernels_replayed"], 2u);  // D = {copy after launch 1, k2, k3}
@@ -108,15 +108,34 @@ TEST(Resilience, ChainBoundCopies) {
 // new inputs and deltas: before each such copy the weight chain is cut by a
 // copy, so a late error still recovers.
 TEST(Resilience, HostOverwriteCutsChain) {
-  Run clean = run("backprop", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.chain_bound=0"}));
+  Outcome clean = run("backprop", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.chain_bound=0"}));
   ASSERT_TRUE(clean.result.pass) << clean.result.message;
   const uint64_t n = clean.res["launches"];
   ASSERT_GE(n, 6u);
   EXPECT_GT(clean.res["input_overwrite_copies"].get<uint64_t>(), 0u);
-  Run r = run("backprop", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.chain_bound=0",
+  Outcome r = run("backprop", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.chain_bound=0",
                                              "resilience.inject_launches=" + std::to_string(n - 1)}));
   EXPECT_TRUE(r.result.pass) << r.result.message;
   EXPECT_EQ(r.res["recoveries"], 1u);
+}
+
+// bfs swaps its frontier buffers and updates level and the frontier in place
+// each launch: a kernel overwriting what a chained kernel read (even a version
+// that kernel itself updated) cuts the chain by a copy, so an error in any
+// launch recovers (without the cut the replay is refused); and an error in a
+// 1-byte flag store corrupts that flag, not a byte beside it the relaunch
+// would leave, so input_only recovers too.
+TEST(Resilience, KernelOverwriteCutsChain) {
+  for (const char* scheme : {"memory_protection", "input_only"}) {
+    Outcome r = run("bfs", with(kFunctional, {std::string("resilience.scheme=") + scheme,
+                                              "resilience.inject_launches=0,1,2,3,4,5,6,7,8"}));
+    EXPECT_TRUE(r.result.pass) << scheme << ": " << r.result.message;
+    EXPECT_EQ(r.res["launches"], 9u) << scheme;
+    EXPECT_EQ(r.res["recoveries"], 9u) << scheme;
+    if (std::string(scheme) == "memory_protection") {
+      EXPECT_GT(r.res["input_overwrite_copies"].get<uint64_t>(), 0u);
+    }
+  }
 }
 
 // (e) Bad keys are named; the same seed gives the same stats, another seed other draws.
@@ -141,18 +160,18 @@ TEST(Resilience, BadKeysAreNamed) {
 
 TEST(Resilience, SameSeedSameStats) {
   const auto sets = with(kFunctional, {"resilience.scheme=input_only", "resilience.inject_probability=0.4"});
-  Run a = run("nw", with(sets, {"resilience.seed=5"})), b = run("nw", with(sets, {"resilience.seed=5"}));
+  Outcome a = run("nw", with(sets, {"resilience.seed=5"})), b = run("nw", with(sets, {"resilience.seed=5"}));
   EXPECT_TRUE(a.result.pass) << a.result.message;
   EXPECT_EQ(a.res.dump(), b.res.dump());
   EXPECT_GT(a.res["errors_injected"].get<uint64_t>(), 0u);
-  Run c = run("nw", with(sets, {"resilience.seed=6"}));
+  Outcome c = run("nw", with(sets, {"resilience.seed=6"}));
   EXPECT_TRUE(c.result.pass) << c.result.message;
 }
 
 // Timing mode: checkpoint copies and recoveries are simulated time. One
 // process elaborates one GPU, so one scheme here; the campaign compares them.
 TEST(Resilience, TimingChargesCheckpointAndRecovery) {
-  Run r = run("nw", {"resilience.scheme=input_only", "resilience.inject_launches=3"});
+  Outcome r = run("nw", {"resilience.scheme=input_only", "resilience.inject_launches=3"});
   EXPECT_TRUE(r.result.pass) << r.result.message;
   EXPECT_GT(r.res["kernel_time_ps"].get<uint64_t>(), 0u);
   EXPECT_GT(r.res["overhead_pct"].get<double>(), 0.0);
