@@ -74,7 +74,11 @@ void Resilience::allocated(uint64_t base, uint64_t size) {
   bufs_[base] = std::move(b);
 }
 
-void Resilience::freed(uint64_t base) { bufs_.erase(base); }
+void Resilience::freed(uint64_t base) {
+  // A kernel that read or wrote it can no longer be relaunched (scan's block sums).
+  if (scheme_ == "memory_protection") mark_readers_of(base, true);
+  bufs_.erase(base);
+}
 
 void Resilience::host_read(uint64_t n) { host_copy_ps_ += copy_ps(n, false); }
 
@@ -85,7 +89,7 @@ void Resilience::host_wrote(uint64_t addr, uint64_t n, HostWrite how) {
   Buf& b = buf(a->base, "a host write");
   const uint64_t id = ++next_id_;
   if (scheme_ == "memory_protection") {
-    cut_readers_of(a->base, {});
+    mark_readers_of(a->base);
     // The host copy is the implicit checkpoint; what the host does not hold
     // (a device-made rest of the buffer, a device-to-device source) is copied.
     const bool device_made = b.head_kernel || !b.chain.empty();
@@ -95,40 +99,41 @@ void Resilience::host_wrote(uint64_t addr, uint64_t n, HostWrite how) {
     b.image = target_.copy_out(a->base, a->size);
   }
   b.version = b.head = id;
-  b.head_kernel = false;
+  b.head_kernel = false, b.stale = false;
   b.chain.clear();
 }
 
-void Resilience::cut(uint64_t x, Buf& b, const std::vector<uint8_t>* image) {
+void Resilience::cut(uint64_t x, Buf& b, const std::vector<uint8_t>* image, bool at_recovery) {
   b.image = image ? *image : target_.copy_out(x, b.size);
-  b.head_kernel = false, b.head = b.version, b.chain.clear();
-  charge_checkpoint(b.size, false);
+  b.head_kernel = false, b.stale = false, b.head = b.version, b.chain.clear();
+  if (!at_recovery) return charge_checkpoint(b.size, false);
+  ++recovery_copies_;
+  restore_ps_ += copy_ps(b.size, false);
 }
 
-void Resilience::cut_readers_of(uint64_t w, const std::vector<uint64_t>& written) {
-  // A kernel in D(x) that read w could not be relaunched once w is
-  // overwritten (by the host, or by the kernel just run): x is copied instead
-  // (an explicit checkpoint), as it was before that kernel. Any version of w
-  // counts: the kernel may have updated w in place itself (bfs's frontier),
-  // and the recovery replays only D of what it writes, not of what it reads.
+void Resilience::mark_readers_of(uint64_t w, bool freed) {
+  // A kernel in D(x) that read w cannot be relaunched once w is overwritten
+  // (by the host, or by the kernel just run). Any version of w counts: the
+  // kernel may have updated w in place itself (bfs's frontier), and a
+  // recovery replays the D of what it writes, not of what it reads. x's
+  // device content is still right, so it is copied only when needed: before
+  // a kernel updates x in place, at the chain bound, or when a recovery
+  // reaches D(x) (a kernel that writes x as its output starts D(x) afresh).
   for (auto& [x, b] : bufs_) {
-    if (x == w || (!b.head_kernel && b.chain.empty())) continue;
+    if (x == w || b.stale || (!b.head_kernel && b.chain.empty())) continue;
     std::vector<uint64_t> ks = b.chain;
     if (b.head_kernel) ks.push_back(b.head);
-    bool reads = false;
-    for (uint64_t j : ks)
-      for (auto [r, rv] : kernels_.at(j).reads) reads |= r == w;
-    if (!reads) continue;
-    const bool rewritten = std::find(written.begin(), written.end(), x) != written.end();
-    cut(x, b, rewritten ? &pre_.at(x).bytes : nullptr);
-    ++overwrite_copies_;
+    for (uint64_t j : ks) {
+      for (auto [r, rv] : kernels_.at(j).reads) b.stale |= r == w;
+      for (uint64_t o : kernels_.at(j).writes) b.stale |= freed && o == w;
+    }
   }
 }
 
 void Resilience::before_launch() {
   pre_.clear();
   // memory_protection needs the state before the kernel only of buffers a
-  // kernel made (those it may have to copy as they were, cut_readers_of);
+  // kernel made (a stale one it updates in place is copied as it was);
   // the other schemes may keep any writable buffer.
   for (const func::Allocation* a : mem_.allocations()) {
     if (a->kind == func::Allocation::Kind::const_var) continue;
@@ -186,13 +191,19 @@ void Resilience::after_launch(CheckpointTarget::Launch l, const func::AccessLog&
     for (auto& [b, s] : ckpt_) bytes += s.bytes.size();
     charge_checkpoint(bytes, scheme_ == "file");
   }
-  if (scheme_ == "memory_protection")
-    for (uint64_t w : kr.writes) cut_readers_of(w, kr.writes);
+  if (scheme_ == "memory_protection") {
+    for (uint64_t w : kr.writes) mark_readers_of(w);
+    for (uint64_t x : io)
+      if (Buf& b = bufs_.at(x); b.stale) {
+        cut(x, b, &pre_.at(x).bytes);
+        ++overwrite_copies_;
+      }
+  }
   pre_.clear();
   for (uint64_t w : kr.writes) bufs_.at(w).version = id;
   for (uint64_t o : out) {
     Buf& b = bufs_.at(o);
-    b.head_kernel = true, b.head = id, b.image.clear(), b.chain.clear();
+    b.head_kernel = true, b.stale = false, b.head = id, b.image.clear(), b.chain.clear();
   }
   for (uint64_t x : io) {
     Buf& b = bufs_.at(x);
@@ -247,7 +258,10 @@ void Resilience::recover(uint64_t k, const std::vector<uint64_t>& io) {
       if (it == bufs_.end())
         throw KernelError("resilience: cannot recover kernel launch " + std::to_string(k) + ": allocation " + hex(x) +
                           " it depends on has been freed");
-      const Buf& b = it->second;
+      Buf& b = it->second;
+      // x is not the faulty kernel's (that one's stale buffers were copied
+      // before it): its device content is right, copied now.
+      if (b.stale) cut(x, b, nullptr, true);
       restore_buf(x);
       std::vector<uint64_t> ks = b.chain;
       if (b.head_kernel) ks.push_back(b.head);
@@ -345,6 +359,7 @@ nlohmann::ordered_json Resilience::stats() const {
   j["checkpoint_time_ps"] = checkpoint_ps_;
   j["chain_bound_copies"] = bound_copies_;
   j["input_overwrite_copies"] = overwrite_copies_;
+  j["recovery_copies"] = recovery_copies_;
   j["overhead_pct"] = pct(checkpoint_ps_);
   j["errors_injected"] = injected_;
   j["recoveries"] = recoveries_;

@@ -21,10 +21,12 @@
 // kernels write, and checked by buffer versions so a replay that would read
 // or leave a buffer other than it was is refused (KernelError), never wrong.
 // Chain bound L: |D(io)| > L copies io to the host, D(io) = {copy}. Beyond
-// Fig. 6.8: before the host or a kernel overwrites a buffer that a kernel in
-// some D(x) read, x is copied the same way (else that kernel could not be
-// relaunched); the thesis's hand-annotated I/O/IO sets would tell the runtime
-// before the launch what our snapshot of the kernel-made buffers stands in for.
+// Fig. 6.8: once the host or a kernel overwrites a buffer that a kernel in
+// some D(x) read, that kernel cannot be relaunched: D(x) is stale, and x is
+// copied the same way before a kernel updates it in place (as it was before
+// that kernel: the thesis's hand-annotated I/O/IO sets would tell the runtime
+// before the launch what our snapshot of the kernel-made buffers stands in
+// for), at the chain bound, or when a recovery needs D(x).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -129,6 +131,7 @@ class Resilience {
     uint64_t head = 0;             // that op's id
     std::vector<uint8_t> image;    // the copy's content (empty: zeros)
     std::vector<uint64_t> chain;   // kernels that updated b in place since
+    bool stale = false;            // a kernel in D(b) read a buffer since overwritten: copy b before replaying
   };
   struct Kernel {
     CheckpointTarget::Launch launch;
@@ -142,10 +145,12 @@ class Resilience {
   uint64_t copy_ps(uint64_t bytes, bool file) const;
   void charge_checkpoint(uint64_t bytes, bool file);
   Buf& buf(uint64_t base, const std::string& what);
-  // Copy x to the host, D(x) = {copy}: its device content, or `image` (x as it was before the kernel just run).
-  void cut(uint64_t x, Buf& b, const std::vector<uint8_t>* image = nullptr);
-  // Before w is overwritten by the host (written = {}) or by the kernel just run (written = what it wrote).
-  void cut_readers_of(uint64_t w, const std::vector<uint64_t>& written);
+  // Copy x to the host, D(x) = {copy}: its device content, or `image` (x as it was before the kernel just run);
+  // at_recovery: charged to the recovery.
+  void cut(uint64_t x, Buf& b, const std::vector<uint8_t>* image = nullptr, bool at_recovery = false);
+  // w is overwritten (by the host or the kernel just run): the D(x) with a kernel that read w are stale;
+  // freed: also those with a kernel that wrote w.
+  void mark_readers_of(uint64_t w, bool freed = false);
   bool draw_injection();
   void inject(const func::AccessLog& log);
   void recover(uint64_t k, const std::vector<uint64_t>& io);
@@ -167,7 +172,7 @@ class Resilience {
 
   // stats
   uint64_t host_copy_ps_ = 0, checkpoints_ = 0, checkpoint_bytes_ = 0, checkpoint_ps_ = 0, bound_copies_ = 0;
-  uint64_t overwrite_copies_ = 0;
+  uint64_t overwrite_copies_ = 0, recovery_copies_ = 0;
   uint64_t launches_with_io_ = 0, injected_ = 0, recoveries_ = 0, replayed_ = 0, restore_bytes_ = 0;
   uint64_t restore_ps_ = 0, max_chain_ = 0, kernel_ps_ = 0, replay_ps_ = 0;
 };

@@ -2,7 +2,8 @@
 // detected error is recovered to the fault-free output under every scheme;
 // recoveries that skip the restore or relaunch only the faulty kernel give a
 // wrong output; an in-place chain is replayed; the chain bound copies; bad
-// keys are named; the same seed gives the same stats.
+// keys are named; the same seed gives the same stats; chains whose kernels
+// cannot be relaunched any more are copied (bfs, scan).
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -136,6 +137,22 @@ TEST(Resilience, KernelOverwriteCutsChain) {
       EXPECT_GT(r.res["input_overwrite_copies"].get<uint64_t>(), 0u);
     }
   }
+}
+
+// A stale chain is copied only when needed: hotspot's ping-pong kernels
+// overwrite each other's inputs but never update a buffer in place, so an
+// error-free run copies nothing; scan frees its block sums (which the first
+// kernel wrote) before its last launch, so an error there replays launches 0
+// and 2 and copies the sums once, at the recovery.
+TEST(Resilience, StaleChainCopiedOnlyWhenNeeded) {
+  Outcome hot = run("hotspot", with(kFunctional, {"resilience.scheme=memory_protection"}));
+  EXPECT_TRUE(hot.result.pass) << hot.result.message;
+  EXPECT_EQ(hot.res["checkpoints"], 0u);
+  Outcome scan = run("scan", with(kFunctional, {"resilience.scheme=memory_protection", "resilience.inject_launches=2"}));
+  EXPECT_TRUE(scan.result.pass) << scan.result.message;
+  EXPECT_EQ(scan.res["kernels_replayed"], 2u);
+  EXPECT_EQ(scan.res["recovery_copies"], 1u);
+  EXPECT_EQ(scan.res["checkpoints"], 0u);
 }
 
 // (e) Bad keys are named; the same seed gives the same stats, another seed other draws.
