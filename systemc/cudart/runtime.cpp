@@ -574,7 +574,9 @@ void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, si
     throw CudaError(cudaErrorInvalidConfiguration, e.what());
   }
   if (d.launches().empty()) return;
-  runtime::LaunchRecord& r = d.launches().back();
+  // The program's own launch: the checkpoint runtime's relaunches (resilience.h) follow it.
+  auto own = std::find_if(d.launches().rbegin(), d.launches().rend(), [](auto& l) { return !l.replay; });
+  runtime::LaunchRecord& r = own == d.launches().rend() ? d.launches().back() : *own;
   uint64_t t = launch_time_ps(r);
   sim_time_ps_ += t;
   json regs = runtime::register_stats(r);
