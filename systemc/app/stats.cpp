@@ -30,6 +30,7 @@ json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Confi
     for (auto it = regs.begin(); it != regs.end(); ++it) j[it.key()] = *it;
     j["gpu_sim_insn"] = l.thread_insn;
     j["gpu_warp_insn"] = l.warp_insn;
+    if (l.replay) j["replay"] = true;  // a relaunch by the checkpoint runtime's recovery
     if (!l.detail.is_null() && r.launch_detail) j["detail"] = l.detail;
     launches.push_back(j);
     // Per-launch counters (op classes, timing stats, per-SM and per-bank
@@ -41,6 +42,7 @@ json run_stats(const RunInfo& r, const runtime::Device& dev, const config::Confi
   s["gpu_warp_insn"] = warp_insn;
   for (auto it = detail.begin(); it != detail.end(); ++it) s[it.key()] = *it;
   gpu::derive_ratios(s);  // ipc, hit rates, bandwidth of the whole run
+  if (json res = dev.resilience_stats(); !res.is_null()) s["resilience"] = res;  // runtime/resilience.h
   s["output_check"] = r.pass ? "pass" : "fail";
   s["output_message"] = r.check_message;
   s["launches"] = launches;

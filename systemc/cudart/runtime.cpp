@@ -574,7 +574,9 @@ void Runtime::launch(cudaKernel_t handle, dim3 grid, dim3 block, void** args, si
     throw CudaError(cudaErrorInvalidConfiguration, e.what());
   }
   if (d.launches().empty()) return;
-  runtime::LaunchRecord& r = d.launches().back();
+  // The program's own launch: the checkpoint runtime's relaunches (resilience.h) follow it.
+  auto own = std::find_if(d.launches().rbegin(), d.launches().rend(), [](auto& l) { return !l.replay; });
+  runtime::LaunchRecord& r = own == d.launches().rend() ? d.launches().back() : *own;
   uint64_t t = launch_time_ps(r);
   sim_time_ps_ += t;
   json regs = runtime::register_stats(r);
@@ -730,6 +732,7 @@ json Runtime::stats_json() const {
   s["sim_time_ps"] = sim_time_ps_;
   s["sim_time_model"] = mode_ == "timing" ? "timing model" : "functional estimate: 1 warp instruction per SM per cycle";
   s["launches_with_detail"] = std::min<uint64_t>(records_.size(), uint64_t(cfg_.get(kStatsDetailLaunches)));
+  if (json res = dev_ ? dev_->resilience_stats() : json(); !res.is_null()) s["resilience"] = res;
   s["launches"] = records_;
   gpu::add_host_rates(s, now_s() - t_start_);
   s["config"] = cfg_.effective();

@@ -39,6 +39,7 @@ void FuncEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, run
                         runtime::LaunchRecord& rec) {
   LaunchCtx ctx = launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
   ctx.grid_workspace = grid_workspace;
+  ctx.access = access_log;
 
   // The resident CTAs run together, as on a GPU: as many as the timing
   // model would hold (sm::resident_ctas on every SM), so that a CTA waiting

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "func/access_log.h"
 #include "func/memory.h"
 #include "func/opclass.h"
 #include "func/warp.h"
@@ -62,6 +63,7 @@ struct LaunchCtx {
   // stack), else func.its_yield.
   uint32_t its_yield = 0;
   uint64_t grid_workspace = 0;  // cooperative launch: cooperative groups' grid barrier, read as %envreg1:%envreg2
+  AccessLog* access = nullptr;  // records the global allocations read and written (runtime/resilience.h)
 };
 
 // What %smid, %nsmid, %clock, %clock64 and %globaltimer read. The timing
@@ -269,6 +271,11 @@ class Executor {
   void write_reg(Warp& w, int32_t reg, uint32_t mask, const uint64_t* v);
   uint64_t param_u64(const Warp& w, unsigned lane, int32_t sym) const;
   std::string read_cstring(Cta& cta, Warp& w, int pc, unsigned lane, uint64_t generic);
+  // After a lane's global/const access resolved (gmem->last_hit() is its allocation): into ctx_.access.
+  void note_access(const InFlight& f, unsigned l, uint32_t bytes, bool read, bool write) {
+    if (ctx_.access && (f.lane_space[l] == ptx::Space::global || f.lane_space[l] == ptx::Space::const_))
+      ctx_.access->note(ctx_.gmem->last_hit(), f.addr[l], bytes, read, write);
+  }
 
   LaunchCtx ctx_;
   RegStorage& regs_;

@@ -123,6 +123,7 @@ void Executor::memory(Cta& cta, Warp& w, InFlight& f) {
       for (unsigned l = 0; l < kWarpSize; ++l) {
         if (!(m >> l & 1)) continue;
         lanes::load_lane(d, c, f, l, lane_ptr(cta, w, f, l, false, what));
+        note_access(f, l, f.bytes, true, false);
       }
       f.ndst = d.dst.k == DOp::kVec ? d.dst.nv : 1;
       return;
@@ -131,6 +132,7 @@ void Executor::memory(Cta& cta, Warp& w, InFlight& f) {
       for (unsigned l = 0; l < kWarpSize; ++l) {
         if (!(m >> l & 1)) continue;
         lanes::store_lane(d, f, l, lane_ptr(cta, w, f, l, true, what));
+        note_access(f, l, f.bytes, false, true);
       }
       return;
     }
@@ -148,6 +150,7 @@ void Executor::memory(Cta& cta, Warp& w, InFlight& f) {
         uint64_t old = lanes::load_bytes(p, eb);
         uint64_t nv = atom_apply(d.in->m.atom, d.in->m.type, eb, old, b[l], cc ? cc[l] : 0);
         std::memcpy(p, &nv, eb);
+        note_access(f, l, eb, true, true);
         if (d.xk == XK::atom) f.dbuf[0][l] = old & c.reg_mask[d.dst.reg];
       }
       f.ndst = d.xk == XK::atom ? 1 : 0;

@@ -35,7 +35,9 @@ uint32_t Executor::global_lanes(Cta& cta, Warp& w, InFlight& f) {
     unsigned l = unsigned(__builtin_ctz(m));
     if (f.lane_space[l] != Space::global) continue;
     // resolve() checks alignment, bounds and const stores, with memory()'s messages.
-    resolve(cta, w, f.pc, int(l), Space::global, f.addr[l], atomic ? d.bytes : f.bytes, store, what);
+    const uint32_t n = atomic ? d.bytes : f.bytes;
+    resolve(cta, w, f.pc, int(l), Space::global, f.addr[l], n, store, what);
+    note_access(f, l, n, !store || atomic, store);
     g |= 1u << l;
   }
   return g;

@@ -92,6 +92,12 @@ class GlobalMemory {
   uint64_t module_symbol(const ptx::Module* m, int32_t index) const;  // 0 if unknown
 
   uint64_t bytes_allocated() const { return live_bytes_; }
+  // The live allocations, by address (the checkpoint runtime walks them).
+  std::vector<const Allocation*> allocations() const {
+    std::vector<const Allocation*> v;
+    for (auto& [base, a] : allocs_) v.push_back(&a);
+    return v;
+  }
 
   // Device-side malloc/free: blocks of one arena of heap_limit bytes,
   // allocated at the first malloc (cudaLimitMallocHeapSize; fixed from then

@@ -68,6 +68,7 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
   Gpu& g = elaborate();
   ctx_ = func::launch_ctx(mod, kernel, grid, block, dyn_shmem, params, mem_, out_, ++launches_, cfg_);
   ctx_.grid_workspace = grid_workspace;
+  ctx_.access = access_log;
   sm::CtaShape shape;
   shape.threads = uint32_t(block.count());
   shape.regs_per_thread = kernel.regs_used();

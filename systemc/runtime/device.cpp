@@ -9,15 +9,53 @@
 #include "ptx/analysis.h"
 #include "ptx/parser.h"
 #include "ptx/validate.h"
+#include "runtime/resilience.h"
 
 namespace relgpu::runtime {
 
 using func::Allocation;
 using func::hex;
 
+// The checkpoint runtime's untimed device side.
+class Device::Target final : public CheckpointTarget {
+ public:
+  explicit Target(Device& d) : d_(d) {}
+  std::vector<uint8_t> copy_out(uint64_t base, uint64_t size) override {
+    std::vector<uint8_t> v(size);
+    d_.engine_->host_reads(base, size);
+    d_.mem_->read(v.data(), base, size, "checkpoint copy");
+    return v;
+  }
+  void copy_in(uint64_t base, const std::vector<uint8_t>& bytes, uint64_t size) override {
+    if (bytes.empty()) d_.mem_->fill(base, 0, size, "checkpoint restore");
+    else d_.mem_->write(base, bytes.data(), size, "checkpoint restore");
+    d_.engine_->host_wrote(base, size, true);
+  }
+  void flip_bit(uint64_t addr, unsigned bit) override {
+    uint8_t b = 0;
+    d_.engine_->host_reads(addr + bit / 8, 1);
+    d_.mem_->read(&b, addr + bit / 8, 1, "error injection");
+    b ^= uint8_t(1u << (bit % 8));
+    d_.mem_->write(addr + bit / 8, &b, 1, "error injection");
+    d_.engine_->host_wrote(addr + bit / 8, 1, false);
+  }
+  uint64_t relaunch(const Launch& l) override {
+    return d_.run(*l.mod, *l.kernel, l.grid, l.block, l.dyn_shmem, l.params, true);
+  }
+
+ private:
+  Device& d_;
+};
+
 Device::Device(const config::Config& cfg)
     : cfg_(cfg), mem_(std::make_unique<func::GlobalMemory>()) {
   engine_ = std::make_unique<func::FuncEngine>(cfg_, *mem_);
+  Resilience::check(cfg_);
+  if (Resilience::enabled(cfg_)) {
+    target_ = std::make_unique<Target>(*this);
+    resilience_ = std::make_unique<Resilience>(cfg_, *mem_, *target_);
+    access_ = std::make_unique<func::AccessLog>();
+  }
 }
 
 Device::~Device() = default;
@@ -70,6 +108,9 @@ const ptx::Module& Device::load_module(const std::string& ptx_text, const std::s
       mem_->write(addrs[i] + r.offset, &v, n, "module initializer");
     }
   }
+  if (resilience_)
+    for (size_t i = 0; i < m->globals.size(); ++i)
+      if (addrs[i]) resilience_->host_wrote(addrs[i], m->globals[i].size, Resilience::HostWrite::init);
   mem_->set_module_symbols(m.get(), addrs);
   module_symbols_.push_back(std::move(addrs));
   modules_.push_back(std::move(m));
@@ -92,18 +133,27 @@ const ptx::Function& Device::kernel(const ptx::Module& mod, const std::string& n
                    (list.empty() ? "none" : list));
 }
 
-DevPtr Device::malloc(size_t bytes) { return mem_->alloc(bytes, Allocation::Kind::heap, ""); }
+DevPtr Device::malloc(size_t bytes) {
+  DevPtr p = mem_->alloc(bytes, Allocation::Kind::heap, "");
+  if (resilience_) resilience_->allocated(p, bytes);
+  return p;
+}
 
-void Device::free(DevPtr p) { mem_->free(p); }
+void Device::free(DevPtr p) {
+  mem_->free(p);
+  if (resilience_) resilience_->freed(p);
+}
 
 void Device::memcpy_to_device(DevPtr dst, const void* src, size_t n) {
   mem_->write(dst, src, n, "memcpy host-to-device (destination)");
   engine_->host_wrote(dst, n, true);
+  if (resilience_) resilience_->host_wrote(dst, n, Resilience::HostWrite::copy);
 }
 
 void Device::memcpy_to_host(void* dst, DevPtr src, size_t n) {
   engine_->host_reads(src, n);
   mem_->read(dst, src, n, "memcpy device-to-host (source)");
+  if (resilience_) resilience_->host_read(n);
 }
 
 void Device::memcpy_device(DevPtr dst, DevPtr src, size_t n) {
@@ -112,11 +162,13 @@ void Device::memcpy_device(DevPtr dst, DevPtr src, size_t n) {
   mem_->read(tmp.data(), src, n, "memcpy device-to-device (source)");
   mem_->write(dst, tmp.data(), n, "memcpy device-to-device (destination)");
   engine_->host_wrote(dst, n, false);
+  if (resilience_) resilience_->host_wrote(dst, n, Resilience::HostWrite::device_copy);
 }
 
 void Device::memset(DevPtr dst, int value, size_t n) {
   mem_->fill(dst, value, n, "memset");
   engine_->host_wrote(dst, n, false);
+  if (resilience_) resilience_->host_wrote(dst, n, Resilience::HostWrite::memset);
 }
 
 DevPtr Device::symbol(const ptx::Module& mod, const std::string& name, size_t* size) const {
@@ -178,7 +230,28 @@ void Device::launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_sh
     if (s.offset + s.size > params.size()) params.resize(s.offset + s.size);
     std::memcpy(params.data() + s.offset, args[i], s.size);
   }
+  if (!resilience_) {
+    run(*mod, k, grid, block, dyn_shmem, params, false);
+    return;
+  }
+  resilience_->before_launch();
+  access_->clear();
+  engine_->access_log = access_.get();
+  uint64_t ps = 0;
+  try {
+    ps = run(*mod, k, grid, block, dyn_shmem, params, false);
+  } catch (...) {
+    engine_->access_log = nullptr;
+    throw;
+  }
+  engine_->access_log = nullptr;
+  resilience_->after_launch({mod, &k, grid, block, dyn_shmem, params}, *access_, k.name, ps);
+}
+
+uint64_t Device::run(const ptx::Module& mod, const ptx::Function& k, Dim3 grid, Dim3 block, uint64_t dyn_shmem,
+                 const std::vector<uint8_t>& params, bool replay) {
   LaunchRecord rec;
+  rec.replay = replay;
   rec.kernel = k.name;
   rec.grid = grid;
   rec.block = block;
@@ -186,8 +259,18 @@ void Device::launch(const ptx::Function& k, Dim3 grid, Dim3 block, size_t dyn_sh
   rec.regs_per_thread = k.regs_used();
   rec.regs_ptxas = k.regs_ptxas;
   rec.regs_allocator = k.regs_allocator;
-  engine_->launch(*mod, k, grid, block, dyn_shmem, params, rec);
+  engine_->launch(mod, k, grid, block, dyn_shmem, params, rec);
+  const uint64_t ps = sim_time_ps(rec);
   launches_.push_back(std::move(rec));
+  return ps;
+}
+
+nlohmann::ordered_json Device::resilience_stats() const {
+  return resilience_ ? resilience_->stats() : nlohmann::ordered_json();
+}
+
+uint64_t sim_time_ps(const LaunchRecord& r) {
+  return r.detail.is_object() && r.detail.contains("sim_time_ps") ? r.detail["sim_time_ps"].get<uint64_t>() : 0;
 }
 
 void Device::finish() {

@@ -22,7 +22,10 @@
 #include "ptx/ir.h"
 #include "ptx/ptxas.h"
 
-namespace relgpu::func { class GlobalMemory; }
+namespace relgpu::func {
+class GlobalMemory;
+struct AccessLog;
+}  // namespace relgpu::func
 
 namespace relgpu::runtime {
 
@@ -45,6 +48,8 @@ inline const config::Key<std::string> kRegsPerThread{
     "registers for most kernels, so more warps or more unused RF rows)",
     std::vector<std::string>{"ptxas", "allocator"}};
 
+class Resilience;
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }
@@ -61,7 +66,11 @@ struct LaunchRecord {
   uint64_t warp_insn = 0;     // warp instructions issued
   uint64_t thread_insn = 0;   // threads active in the SIMT mask per issued warp instruction (GPGPU-Sim's gpu_sim_insn)
   nlohmann::ordered_json detail;  // per-class counts and engine-specific stats
+  bool replay = false;            // a relaunch by the checkpoint runtime's recovery (resilience.h)
 };
+
+// Simulated time of a launch (timing mode; 0 in functional mode).
+uint64_t sim_time_ps(const LaunchRecord& r);
 
 // The launch's register counts as stats fields: regs_per_thread (allocated),
 // regs_ptxas (null when not known), regs_allocator.
@@ -89,6 +98,8 @@ class Engine {
   virtual void finish(LaunchRecord& last) {}
   // The next launches' grid workspace (cooperative launches; 0: none).
   uint64_t grid_workspace = 0;
+  // Where the next launches record the allocations they read and write (null: not recorded).
+  func::AccessLog* access_log = nullptr;
 };
 
 class Device {
@@ -138,8 +149,15 @@ class Device {
   const config::Config& config() const { return cfg_; }
   // Replaces the engine (the timing model installs itself here).
   void set_engine(std::unique_ptr<Engine> e);
+  // The checkpoint runtime's stats (resilience.h); null when resilience.scheme=off.
+  nlohmann::ordered_json resilience_stats() const;
 
  private:
+  class Target;
+  // Runs one launch and records it; returns its simulated time (ps).
+  uint64_t run(const ptx::Module& mod, const ptx::Function& k, Dim3 grid, Dim3 block, uint64_t dyn_shmem,
+               const std::vector<uint8_t>& params, bool replay);
+
   const config::Config& cfg_;
   std::unique_ptr<func::GlobalMemory> mem_;
   std::unique_ptr<Engine> engine_;
@@ -148,6 +166,9 @@ class Device {
   std::vector<LaunchRecord> launches_;
   uint64_t capacity_ = UINT64_MAX;
   std::string capacity_key_;
+  std::unique_ptr<Target> target_;           // resilience.scheme != off: the runtime's
+  std::unique_ptr<Resilience> resilience_;   // checkpoint runtime,
+  std::unique_ptr<func::AccessLog> access_;  // and what the current launch touches
 };
 
 }  // namespace relgpu::runtime
