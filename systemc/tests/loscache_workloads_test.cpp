@@ -62,7 +62,7 @@ INSTANTIATE_TEST_SUITE_P(All, LoscacheWorkload, ::testing::ValuesIn(params()), [
 // most of a small run is in the normal phase.
 TEST(Loscache, GatesBypassesAndQueriesOnTheInterconnect) {
   bool pass = false;
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
   ASSERT_TRUE(pass);
   const config::json& l2 = s["loscache"]["l2"];
   EXPECT_GT(l2["gatings"].get<int64_t>(), 0);
@@ -82,7 +82,7 @@ TEST(Loscache, GatesBypassesAndQueriesOnTheInterconnect) {
 // from DRAM contents without allocating); rare in a small run, seen in bfs.
 TEST(Loscache, BypassesLinesPredictedUsedOnce) {
   bool pass = false;
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "bfs", &pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "bfs", &pass);
   ASSERT_TRUE(pass);
   const config::json& l2 = s["loscache"]["l2"];
   EXPECT_GT(l2["bypass_reads"].get<int64_t>() + l2["bypass_writes"].get<int64_t>(), 0);
@@ -93,7 +93,7 @@ TEST(Loscache, BypassesLinesPredictedUsedOnce) {
 // the data stays right.
 TEST(Loscache, UnderPredictionRaisesThresholdsAndKeepsDataCorrect) {
   bool pass = false;
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
   EXPECT_TRUE(pass);
   const config::json& los = s["loscache"];
   EXPECT_GT(los["l2"]["gated_hits"].get<int64_t>(), 0);
@@ -109,7 +109,7 @@ TEST(Loscache, DirtyLinesAreWrittenBackBeforeGating) {
     std::string d = run_los({}, "bfs", &pass)["dram"].dump();
     return pass ? d : "error: output check failed";
   });
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "bfs", &on_pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "bfs", &on_pass);
   EXPECT_TRUE(on_pass);
   ASSERT_EQ(off.find("error"), std::string::npos) << off;
   config::json d = config::json::parse(off);
@@ -119,12 +119,14 @@ TEST(Loscache, DirtyLinesAreWrittenBackBeforeGating) {
 }
 
 // The random predictor draw is reproducible: the same loscache.seed gives
-// the same stats, and another seed picks other CTAs (different stats).
+// the same stats, and another seed picks other CTAs (different stats). Two
+// SMs, so that each holds several CTAs when the launch starts.
 TEST(Loscache, SameSeedSameStatsOtherSeedOtherCtas) {
   auto run = [](int seed) {
     return in_child([seed] {
       bool pass = false;
-      config::json s = run_los({"loscache.enable=true", "loscache.seed=" + std::to_string(seed)}, "matmul", &pass);
+      config::json s =
+          run_los({"loscache.enable=true", "gpu.num_sms=2", "loscache.seed=" + std::to_string(seed)}, "vecops", &pass);
       return pass ? s.dump() : std::string("error: output check failed");
     });
   };

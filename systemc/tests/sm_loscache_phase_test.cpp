@@ -105,12 +105,14 @@ TEST(LoscachePhase, PcsSeenCountsPastAFullTable) {
     u.cycle(&op, true, q);
   }
   config::json s = u.stats();
-  EXPECT_EQ(s["inserts"], 2u);
+  EXPECT_EQ(s["inserts"], 4u) << "every predictor instruction offered";
   EXPECT_EQ(s["pcs_seen"], config::json({0, 0, 0, 1}));
   u.cta_finished(0);
   tick(u, 4);
   EXPECT_FALSE(u.predicting());
-  EXPECT_EQ(u.stats()["pcs_seen"], config::json({0, 0, 0, 1})) << "kept after the phase";
+  s = u.stats();
+  EXPECT_EQ(s["queries"], 2u) << "the table held two: one count query per valid entry";
+  EXPECT_EQ(s["pcs_seen"], config::json({0, 0, 0, 1})) << "kept after the phase";
 }
 
 TEST(LoscachePhase, BadCountIsNamed) {
