@@ -46,7 +46,7 @@ def tiny(mech):
             if "gto" not in sw["sm.scheduler"]:
                 continue
             sw["sm.scheduler"] = ["gto"]
-        if r["name"] == "ls_phase_sm":
+        if r["name"] == "ls_phase_gpu":
             continue
         runs.append(r)
     if mech in ("loscache", "rf_variation"):

@@ -11,7 +11,7 @@
 //                     generation, so it adds no cycle); the hit's pred and
 //                     entry travel with each of its L2-bound line requests;
 //   l2_access_i       one pulse per data request this SM sends to the L2
-//                     (loscache.phase_count=sm only);
+//                     (loscache.phase_count=sm, the default);
 //   predictor_done_i  when the predictor CTA finishes (sm), or when the
 //                     GPU-wide prediction phase is over (gpu, see below);
 //   query_* / fill_*  in UPDATE, each query_valid_o becomes a count-query
@@ -29,14 +29,17 @@
 //    the first CTA placed. An SM that gets no CTA at the start takes the
 //    first that comes. Its warps get strict issue priority in every
 //    scheduler policy until the table leaves PREDICT;
-//  - what ends the prediction phase (loscache.phase_count): "gpu", the
-//    paper's reading, one phase for the whole GPU (§7.2.2 "the program first
-//    goes through the prediction phase"; §7.2.3 "finished after 100 L2 cache
-//    accesses or all the predictor CTAs are completed"; §7.4.4 no line is
-//    gated during it): every SM's L2 data requests count together, and the
-//    phase ends in every table once phase_limit of them were sent in the
-//    launch or every SM's predictor CTA has finished; "sm" counts only this
-//    SM's requests and its own predictor CTA (each table its own phase);
+//  - what ends the prediction phase (loscache.phase_count). The text
+//    (§7.2.3: "finished after 100 L2 cache accesses or all the predictor
+//    CTAs are completed") does not say whose accesses. "sm" (default): each
+//    table counts its own SM's L2 data requests (predictor and other CTAs)
+//    and waits for its own predictor CTA, as the control logic the paper
+//    adds sits in each LD/ST unit with no GPU-wide signal, and only this
+//    reading comes near the paper's table occupancy (7 valid entries on
+//    average, 21 in every NW table: docs/results/loscache.md measures 4.3
+//    against 1.4). "gpu": one phase for the whole GPU, ended in every table
+//    by the GPU's phase_limit-th L2 data request of the launch or when every
+//    SM's predictor CTA has finished;
 //  - predictor CTAs keep using predictions after the phase (spec choice 6);
 //  - a PC is the instruction index in its function plus the function's
 //    ordinal in this launch (first seen first) in the upper bits;
@@ -67,12 +70,12 @@ inline const config::Key<std::string> kLoscachePredictorCta{
     "loscache.seed (Tan Ch7: 'a random CTA'); first = the first placed (deterministic without a seed)",
     std::vector<std::string>{"random", "first"}};
 inline const config::Key<std::string> kLoscachePhaseCount{
-    "loscache.phase_count", "gpu", "",
-    "what counts toward the end of the prediction phase (blocks.loscache_table.phase_limit L2 accesses, or the "
-    "predictor CTAs done): gpu = the L2 data requests of every SM and every SM's predictor CTA, one phase for the "
-    "whole GPU (Tan Ch7 7.2.3: 'finished after 100 L2 cache accesses or all the predictor CTAs are completed'); "
-    "sm = this SM's own requests and its own predictor CTA, each table its own phase",
-    std::vector<std::string>{"gpu", "sm"}};
+    "loscache.phase_count", "sm", "",
+    "whose L2 accesses and predictor CTAs end the prediction phase (blocks.loscache_table.phase_limit accesses, or "
+    "the predictor CTAs done; Tan Ch7 7.2.3 does not say): sm = each table its own SM's requests and predictor CTA "
+    "(the paper's per-LD/ST-unit logic, and its 7 valid entries on average); gpu = one phase for the whole GPU, "
+    "ended by the requests of every SM and every SM's predictor CTA",
+    std::vector<std::string>{"sm", "gpu"}};
 inline const config::Key<int64_t> kLoscacheSeed{
     "loscache.seed", 1, "", "seed of the random predictor-CTA draw (with the SM and launch number)", 0, 9.2e18};
 

@@ -24,9 +24,10 @@
 //    PREDICT is ignored; a mispredict outside NORMAL is ignored.
 //  - The phase limit counts l2_access_i pulses; the access that reaches it
 //    ends the phase at that clock edge. predictor_done_i ends it too: the
-//    LD/ST unit (sm/loscache_unit.h) drives it when the GPU-wide phase is
-//    over (loscache.phase_count=gpu, the paper's), and pulses l2_access_i
-//    for this SM's own accesses only when each SM has its own phase (sm).
+//    LD/ST unit (sm/loscache_unit.h) pulses l2_access_i for its own SM's
+//    accesses when each SM has its own phase (loscache.phase_count=sm, the
+//    default), and drives predictor_done_i when the GPU-wide one is over
+//    (gpu).
 //  - Fills are accepted in any order, only for entries with a query in
 //    flight; others are ignored. Entry ids >= NumEntries are ignored.
 //  - Mispredicts name the entry id the LD/ST unit kept in its MSHR.
