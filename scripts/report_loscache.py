@@ -145,15 +145,13 @@ def write(runs, out, missing=()):
                      pct(a["loscache"].get("icnt_traffic_increase", 0), 2, sign=True) if a else "n/a"])
     if crow:
         deads = [off[k]["l2_life"]["dead_fraction"] for k in off if k[1] == "gto" and "l2_life" in off[k]]
-        gens = {x: sum(off[k]["l2_life"]["rereference"][x] for k in off if k[1] == "gto" and "l2_life" in off[k])
-                for x in ("zero", "once", "more")}
-        ng = sum(gens.values())
-        chunks = sum(off[k]["l2_life"]["chunks"] for k in off if k[1] == "gto" and "l2_life" in off[k])
-        inter = sum(off[k]["l2_life"]["chunks_inter_cta"] for k in off if k[1] == "gto" and "l2_life" in off[k])
+        lifes = [off[k]["l2_life"] for k in off if k[1] == "gto" and "l2_life" in off[k]]
+        rr_mean = {x: mean([l.get("rereference_fraction", {}).get(x) for l in lifes]) for x in ("zero", "once", "more")}
+        inter_mean = mean([l.get("inter_cta_fraction") for l in lifes])
         ons = [on[k] for k in on if k[1] == "gto" and k in off]
-        crow.append(["**mean** (re-references, chunks: pooled)", pct(mean(deads)),
-                     " / ".join(pct(gens[x] / ng if ng else None, 0) for x in ("zero", "once", "more")),
-                     f"{pct(1 - inter / chunks, 0)} / {pct(inter / chunks, 0)}" if chunks else "n/a",
+        crow.append(["**mean** over workloads", pct(mean(deads)),
+                     " / ".join(pct(rr_mean[x], 0) for x in ("zero", "once", "more")),
+                     f"{pct(1 - inter_mean, 0)} / {pct(inter_mean, 0)}" if inter_mean is not None else "n/a",
                      f"max {max(pcs.get(k[0], 0) for k in off)}",
                      f"max {max(pcs_seen_max(a) for a in ons)}" if ons else "",
                      f"{mean([valid_entries(a) for a in ons]):.1f}" if ons else "",
