@@ -1,6 +1,9 @@
 #include "sm/loscache_unit.h"
 
 #include <algorithm>
+#include <map>
+
+#include <systemc>
 
 namespace relgpu::sm {
 
@@ -8,14 +11,28 @@ using blocks::kNormal;
 using blocks::kPredict;
 using blocks::kUpdate;
 
+// One GPU's units share its phase: keyed by the SystemC context (one GPU per
+// elaboration) and the config they were built from; an entry lives as long
+// as a unit holds it.
+std::shared_ptr<LoscachePhase> LoscachePhase::of(const config::Config& cfg) {
+  static std::map<std::pair<const void*, const void*>, std::weak_ptr<LoscachePhase>> all;
+  auto& w = all[{sc_core::sc_get_curr_simcontext(), &cfg}];
+  std::shared_ptr<LoscachePhase> p = w.lock();
+  if (!p) w = p = std::make_shared<LoscachePhase>();
+  return p;
+}
+
 LoscacheUnit::LoscacheUnit(unsigned sm_id, const config::Config& cfg)
     : sm_(sm_id), p_(blocks::LoscacheTableParams::from(cfg)),
       random_(cfg.get(kLoscachePredictorCta) == "random"), seed_(uint64_t(cfg.get(kLoscacheSeed))) {
   table_ = blocks::make<blocks::LoscacheTableBlock>(p_, blocks::Site{sm_id, &cfg});
   naive_.assign(p_.num_entries, 0);
+  if (cfg.get(kLoscachePhaseCount) == "gpu") gpu_phase_ = LoscachePhase::of(cfg);
 }
 
 void LoscacheUnit::begin_launch() {
+  ++launches_;
+  if (gpu_phase_ && gpu_phase_->launch < launches_) *gpu_phase_ = LoscachePhase{launches_};
   start_ = true;
   done_ = have_pred_ = false;
   prio_ = true;  // until the table leaves PREDICT; no predictor CTA yet
@@ -27,7 +44,19 @@ void LoscacheUnit::begin_launch() {
   std::fill(naive_.begin(), naive_.end(), 0);
   st_ = Stats{};
   placed_.clear();
-  ++launches_;
+  pcs_seen_.clear();
+}
+
+void LoscacheUnit::predictor_chosen(unsigned cta_slot) {
+  have_pred_ = true;
+  pred_slot_ = cta_slot;
+  if (gpu_phase_) ++gpu_phase_->predictors;
+}
+
+bool LoscacheUnit::phase_over() const {
+  if (start_) return false;
+  if (!gpu_phase_) return done_;
+  return phase_ == kPredict && gpu_phase_->over(p_.phase_limit);
 }
 
 void LoscacheUnit::cta_added(unsigned cta_slot) {
@@ -36,8 +65,7 @@ void LoscacheUnit::cta_added(unsigned cta_slot) {
     placed_.push_back(cta_slot);
     return;
   }
-  have_pred_ = true;
-  pred_slot_ = cta_slot;
+  predictor_chosen(cta_slot);
 }
 
 // splitmix64 over (seed, SM, launch): the same run draws the same CTAs.
@@ -47,15 +75,14 @@ void LoscacheUnit::draw_predictor() {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
-  pred_slot_ = placed_[z % placed_.size()];
-  have_pred_ = true;
+  predictor_chosen(placed_[z % placed_.size()]);
   placed_.clear();
 }
 
 void LoscacheUnit::cta_finished(unsigned cta_slot) {
   if (have_pred_ && cta_slot == pred_slot_ && !done_) {
-    done_ = true;   // predictor_done_i at the next table cycle
-    have_pred_ = true;
+    if (gpu_phase_) ++gpu_phase_->done;
+    else done_ = true;  // predictor_done_i at the next table cycle
     prio_ = false;
     pred_slot_ = ~0u;  // the slot may be reused by another CTA
   }
@@ -71,7 +98,7 @@ LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
   if (start_) draw_predictor();
   blocks::LoscacheTableIn in;
   in.start_i = start_;
-  in.predictor_done_i = done_ && !start_;
+  in.predictor_done_i = phase_over();
   in.l2_access_i = l2_pending_ > 0 && !start_;
   in.query_ready_i = query_room;
   const uint32_t blk_mask = uint32_t(blocks::mask(p_.blk_width));
@@ -128,6 +155,7 @@ LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
     mispredicts_.pop_front();
   }
   if (in.insert_valid_i && phase == kPredict) {
+    pcs_seen_.insert(pc);
     ++st_.inserts;
     hi_[blk] = op->line & ~(uint64_t(blk_mask) * mem::kLineBytes + (mem::kLineBytes - 1));
   }
@@ -151,6 +179,7 @@ LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
       st_.thr_sum += t.pred - std::min(t.pred, t.naive);
     }
   }
+  if (phase_ == kPredict && phase != kPredict) st_.pcs_seen = pcs_seen_.size();
   phase_ = phase;
   if (phase_ != kPredict) prio_ = false;
   return t;
@@ -158,7 +187,7 @@ LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
 
 bool LoscacheUnit::wants_cycle() const {
   return start_ || done_ || phase_ == kUpdate || !fills_.empty() || !mispredicts_.empty() ||
-         (phase_ == kPredict && l2_pending_ > 0);
+         (phase_ == kPredict && (l2_pending_ > 0 || phase_over()));
 }
 
 config::json LoscacheUnit::stats() const {
@@ -167,7 +196,18 @@ config::json LoscacheUnit::stats() const {
           {"lookups", st_.lookups}, {"predictions", st_.predictions},
           {"pred_sum", st_.pred_sum}, {"thr_sum", st_.thr_sum},
           {"queries", st_.queries}, {"fills", st_.fills},
-          {"fills_zero", st_.fills_zero}, {"mispredicts", st_.mispredicts}};
+          {"fills_zero", st_.fills_zero}, {"mispredicts", st_.mispredicts},
+          {"pcs_seen", pcs_hist()}};
+}
+
+// Distinct predictor PCs of the launch's prediction phase as a one-hot array
+// (index = count): summed over SMs and launches it is a histogram, whose last
+// index is the maximum (the paper's Fig. 7.11) whatever the table size.
+config::json LoscacheUnit::pcs_hist() const {
+  uint64_t n = phase_ == kPredict ? pcs_seen_.size() : st_.pcs_seen;
+  config::json a = config::json::array();
+  for (uint64_t i = 0; i <= n; ++i) a.push_back(uint64_t(i == n));
+  return a;
 }
 
 }  // namespace relgpu::sm

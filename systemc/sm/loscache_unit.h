@@ -10,8 +10,10 @@
 //                     LD/ST unit (the +1-cycle lookup overlaps address
 //                     generation, so it adds no cycle); the hit's pred and
 //                     entry travel with each of its L2-bound line requests;
-//   l2_access_i       one pulse per data request this SM sends to the L2;
-//   predictor_done_i  when the predictor CTA finishes;
+//   l2_access_i       one pulse per data request this SM sends to the L2
+//                     (loscache.phase_count=sm, the default);
+//   predictor_done_i  when the predictor CTA finishes (sm), or when the
+//                     GPU-wide prediction phase is over (gpu, see below);
 //   query_* / fill_*  in UPDATE, each query_valid_o becomes a count-query
 //                     packet through the interconnect to the partition owning
 //                     the block; its answer drives fill_*;
@@ -27,6 +29,17 @@
 //    the first CTA placed. An SM that gets no CTA at the start takes the
 //    first that comes. Its warps get strict issue priority in every
 //    scheduler policy until the table leaves PREDICT;
+//  - what ends the prediction phase (loscache.phase_count). The text
+//    (§7.2.3: "finished after 100 L2 cache accesses or all the predictor
+//    CTAs are completed") does not say whose accesses. "sm" (default): each
+//    table counts its own SM's L2 data requests (predictor and other CTAs)
+//    and waits for its own predictor CTA, as the control logic the paper
+//    adds sits in each LD/ST unit with no GPU-wide signal, and only this
+//    reading comes near the paper's table occupancy (7 valid entries on
+//    average, 21 in every NW table: docs/results/loscache.md measures 4.3
+//    against 1.4). "gpu": one phase for the whole GPU, ended in every table
+//    by the GPU's phase_limit-th L2 data request of the launch or when every
+//    SM's predictor CTA has finished;
 //  - predictor CTAs keep using predictions after the phase (spec choice 6);
 //  - a PC is the instruction index in its function plus the function's
 //    ordinal in this launch (first seen first) in the upper bits;
@@ -42,6 +55,7 @@
 #include <deque>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "blocks/instance.h"
@@ -55,8 +69,25 @@ inline const config::Key<std::string> kLoscachePredictorCta{
     "which CTA of an SM trains its prediction table: random = one of those placed at launch, drawn from "
     "loscache.seed (Tan Ch7: 'a random CTA'); first = the first placed (deterministic without a seed)",
     std::vector<std::string>{"random", "first"}};
+inline const config::Key<std::string> kLoscachePhaseCount{
+    "loscache.phase_count", "sm", "",
+    "whose L2 accesses and predictor CTAs end the prediction phase (blocks.loscache_table.phase_limit accesses, or "
+    "the predictor CTAs done; Tan Ch7 7.2.3 does not say): sm = each table its own SM's requests and predictor CTA "
+    "(the paper's per-LD/ST-unit logic, and its 7 valid entries on average); gpu = one phase for the whole GPU, "
+    "ended by the requests of every SM and every SM's predictor CTA",
+    std::vector<std::string>{"sm", "gpu"}};
 inline const config::Key<int64_t> kLoscacheSeed{
     "loscache.seed", 1, "", "seed of the random predictor-CTA draw (with the SM and launch number)", 0, 9.2e18};
+
+// The GPU-wide prediction phase (loscache.phase_count=gpu), shared by the
+// units of one GPU (one simulation context and config) and reset by the first
+// unit that begins each launch.
+struct LoscachePhase {
+  uint64_t launch = 0, accesses = 0;
+  unsigned predictors = 0, done = 0;
+  bool over(uint64_t limit) const { return accesses >= limit || (predictors > 0 && done == predictors); }
+  static std::shared_ptr<LoscachePhase> of(const config::Config& cfg);
+};
 
 class LoscacheUnit {
  public:
@@ -68,6 +99,7 @@ class LoscacheUnit {
   // Strict issue priority for the predictor CTA's warps.
   bool prioritising() const { return prio_; }
   bool is_predictor(unsigned cta_slot) const { return prio_ && cta_slot == pred_slot_; }
+  bool predicting() const { return phase_ == blocks::kPredict; }
 
   // A global memory instruction starting in the LD/ST unit this cycle.
   struct Op {
@@ -91,7 +123,10 @@ class LoscacheUnit {
   // queued this cycle (query_ready_i). Returns op's tag; `q` a query to send.
   Tag cycle(const Op* op, bool query_room, Query& q);
 
-  void l2_request_sent() { ++l2_pending_; }
+  void l2_request_sent() {
+    if (gpu_phase_) ++gpu_phase_->accesses;
+    else ++l2_pending_;
+  }
   void query_answered(uint32_t entry, uint32_t count) {
     fills_.push_back({entry, count});
     --queries_out_;
@@ -107,6 +142,9 @@ class LoscacheUnit {
  private:
   uint32_t pc_of(const Op& op);
   void draw_predictor();
+  void predictor_chosen(unsigned cta_slot);
+  bool phase_over() const;  // predictor_done_i this cycle
+  config::json pcs_hist() const;
 
   unsigned sm_;
   blocks::LoscacheTableParams p_;
@@ -124,11 +162,14 @@ class LoscacheUnit {
   std::vector<uint8_t> naive_;                       // per entry: the count its fill brought
   std::unordered_map<uint32_t, uint64_t> hi_;        // block -> upper address bits
   std::unordered_map<const void*, uint32_t> fn_ids_;
+  std::shared_ptr<LoscachePhase> gpu_phase_;         // null: loscache.phase_count=sm
+  std::unordered_set<uint32_t> pcs_seen_;            // predictor PCs issued in PREDICT
 
   struct Stats {
     uint64_t table_cycles = 0, predict_cycles = 0, update_cycles = 0;
     uint64_t inserts = 0, lookups = 0, predictions = 0, pred_sum = 0, thr_sum = 0;
     uint64_t queries = 0, fills = 0, fills_zero = 0, mispredicts = 0;
+    uint64_t pcs_seen = 0;  // distinct predictor PCs in PREDICT, table full or not
   } st_;
 };
 

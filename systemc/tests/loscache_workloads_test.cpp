@@ -39,8 +39,8 @@ TEST_P(LoscacheWorkload, PassesOutputCheck) {
   bool pass = false;
   config::json s = run_los({"loscache.enable=true", "sm.scheduler=" + sched}, name, &pass);
   EXPECT_TRUE(pass) << name << " under " << sched;
-  // Small runs often end inside the prediction phase (100 L2 accesses per
-  // SM, or the predictor CTA's end); whatever was queried was answered.
+  // Small runs often end inside the prediction phase (100 L2 accesses of the
+  // GPU, or the predictor CTAs' end); whatever was queried was answered.
   EXPECT_GT(s["loscache"]["sm"]["inserts"].get<int64_t>(), 0) << "the predictor CTA filled the table";
   EXPECT_EQ(s["loscache"]["l2"]["queries"], s["loscache"]["sm"]["queries"]);
   EXPECT_EQ(s["loscache"]["icnt"]["query_packets"].get<int64_t>(), 2 * s["loscache"]["sm"]["queries"].get<int64_t>())
@@ -62,7 +62,7 @@ INSTANTIATE_TEST_SUITE_P(All, LoscacheWorkload, ::testing::ValuesIn(params()), [
 // most of a small run is in the normal phase.
 TEST(Loscache, GatesBypassesAndQueriesOnTheInterconnect) {
   bool pass = false;
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
   ASSERT_TRUE(pass);
   const config::json& l2 = s["loscache"]["l2"];
   EXPECT_GT(l2["gatings"].get<int64_t>(), 0);
@@ -82,7 +82,7 @@ TEST(Loscache, GatesBypassesAndQueriesOnTheInterconnect) {
 // from DRAM contents without allocating); rare in a small run, seen in bfs.
 TEST(Loscache, BypassesLinesPredictedUsedOnce) {
   bool pass = false;
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "bfs", &pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "bfs", &pass);
   ASSERT_TRUE(pass);
   const config::json& l2 = s["loscache"]["l2"];
   EXPECT_GT(l2["bypass_reads"].get<int64_t>() + l2["bypass_writes"].get<int64_t>(), 0);
@@ -93,7 +93,7 @@ TEST(Loscache, BypassesLinesPredictedUsedOnce) {
 // the data stays right.
 TEST(Loscache, UnderPredictionRaisesThresholdsAndKeepsDataCorrect) {
   bool pass = false;
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "spmv", &pass);
   EXPECT_TRUE(pass);
   const config::json& los = s["loscache"];
   EXPECT_GT(los["l2"]["gated_hits"].get<int64_t>(), 0);
@@ -109,13 +109,53 @@ TEST(Loscache, DirtyLinesAreWrittenBackBeforeGating) {
     std::string d = run_los({}, "bfs", &pass)["dram"].dump();
     return pass ? d : "error: output check failed";
   });
-  config::json s = run_los({"loscache.enable=true", "blocks.loscache_table.phase_limit=20"}, "bfs", &on_pass);
+  config::json s = run_los({"loscache.enable=true", "loscache.phase_count=sm", "blocks.loscache_table.phase_limit=20"}, "bfs", &on_pass);
   EXPECT_TRUE(on_pass);
   ASSERT_EQ(off.find("error"), std::string::npos) << off;
   config::json d = config::json::parse(off);
   EXPECT_GT(s["loscache"]["l2"]["gate_writebacks"].get<int64_t>(), 0);
   EXPECT_GT(s["dram"]["writes"].get<int64_t>(), d["writes"].get<int64_t>())
       << "stores reach DRAM during the kernel when their lines are gated";
+}
+
+// The random predictor draw is reproducible: the same loscache.seed gives
+// the same stats, and another seed picks other CTAs (different stats). Two
+// SMs, so that each holds several CTAs when the launch starts.
+TEST(Loscache, SameSeedSameStatsOtherSeedOtherCtas) {
+  auto run = [](int seed) {
+    return in_child([seed] {
+      bool pass = false;
+      config::json s =
+          run_los({"loscache.enable=true", "gpu.num_sms=2", "loscache.seed=" + std::to_string(seed)}, "vecops", &pass);
+      return pass ? s.dump() : std::string("error: output check failed");
+    });
+  };
+  std::string a = run(3), b = run(3);
+  ASSERT_EQ(a.find("error"), std::string::npos) << a;
+  EXPECT_EQ(a, b);
+  bool differs = false;
+  for (int seed : {4, 5, 6})
+    if (run(seed) != a) differs = true;
+  EXPECT_TRUE(differs) << "three other seeds drew the same predictor CTAs everywhere";
+}
+
+// One GPU-wide phase: every SM's table leaves PREDICT at the GPU's 100th
+// L2 access, far sooner in table cycles than when each SM counts its own.
+// Were the phase not shared, "gpu" would behave as "sm" (same stats).
+TEST(Loscache, GpuWidePhaseIsSharedBySms) {
+  auto run = [](const std::string& count) {
+    return in_child([count] {
+      bool pass = false;
+      config::json s = run_los({"loscache.enable=true", "loscache.phase_count=" + count}, "spmv", &pass);
+      return pass ? s["loscache"]["sm"].dump() : std::string("error: output check failed");
+    });
+  };
+  std::string g = run("gpu"), m = run("sm");
+  ASSERT_EQ(g.find("error"), std::string::npos) << g;
+  ASSERT_EQ(m.find("error"), std::string::npos) << m;
+  config::json gj = config::json::parse(g), mj = config::json::parse(m);
+  EXPECT_LT(gj["predict_cycles"].get<int64_t>(), mj["predict_cycles"].get<int64_t>());
+  EXPECT_LT(gj["inserts"].get<int64_t>(), mj["inserts"].get<int64_t>());
 }
 
 TEST(Loscache, DisabledIsIdenticalToNoKey) {

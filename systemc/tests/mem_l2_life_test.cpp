@@ -29,3 +29,22 @@ TEST(L2Life, GenerationsReferencesAndSharing) {
   l.reset();
   EXPECT_EQ(l.stats(1000)["generations"], 0u);
 }
+
+// The Ideal-Gating energy (power/l2_energy.h, fed by L2Life's live time):
+// the same accesses, leakage only while live plus the gated residual
+// otherwise, and a wake-up per generation. Hand-computed: 1 ms of a 60 mW
+// slice leaks 60,000 nJ powered.
+#include "power/l2_energy.h"
+
+TEST(L2Life, IdealGatingLeaksOnlyWhileLive) {
+  config::Config cfg;
+  power::L2Energy e(cfg);
+  e.count(power::L2Energy::tag, 10);        // 10 x 0.01 nJ
+  e.count(power::L2Energy::data_read, 4);   // 4 x 0.1 nJ
+  const double dyn = 0.1 + 0.4, leak = 60.0e-3 * 1e-3 * 1e9;
+  const double g = 29.0 / 1053 + (1 - 29.0 / 1053) * 0.03;
+  EXPECT_NEAR(e.gated_fraction(), g, 1e-12);
+  EXPECT_NEAR(e.ideal_total_nj(1e-3, 1.0, 0), dyn + leak, 1e-6) << "always live: every line powered";
+  EXPECT_NEAR(e.ideal_total_nj(1e-3, 0.25, 3), dyn + 3 * 0.02 + leak * (0.25 + 0.75 * g), 1e-6);
+  EXPECT_NEAR(e.ideal_total_nj(1e-3, 0.0, 0), dyn + leak * g, 1e-6) << "never live: gated throughout";
+}

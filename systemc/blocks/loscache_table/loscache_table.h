@@ -22,8 +22,12 @@
 //  - Insert and lookup share one set of PC comparators: they are never used
 //    in the same phase. A lookup outside NORMAL misses; an insert outside
 //    PREDICT is ignored; a mispredict outside NORMAL is ignored.
-//  - The phase limit counts L2 accesses of this SM (spec choice 3); the
-//    access that reaches the limit ends the phase at that clock edge.
+//  - The phase limit counts l2_access_i pulses; the access that reaches it
+//    ends the phase at that clock edge. predictor_done_i ends it too: the
+//    LD/ST unit (sm/loscache_unit.h) pulses l2_access_i for its own SM's
+//    accesses when each SM has its own phase (loscache.phase_count=sm, the
+//    default), and drives predictor_done_i when the GPU-wide one is over
+//    (gpu).
 //  - Fills are accepted in any order, only for entries with a query in
 //    flight; others are ignored. Entry ids >= NumEntries are ignored.
 //  - Mispredicts name the entry id the LD/ST unit kept in its MSHR.
@@ -47,7 +51,7 @@ inline const K kCntWidth{"blocks.loscache_table.cnt_width", 6, "bits", "predicte
 inline const K kThrWidth{"blocks.loscache_table.thr_width", 2, "bits",
                          "adaptive threshold width (max 2^w-1); 0 = no threshold, the naive predictor (C++ model "
                          "only: the RTL needs 1 or more)", 0, 16};
-inline const K kPhaseLimit{"blocks.loscache_table.phase_limit", 100, "L2 accesses", "L2 accesses of this SM that end the prediction phase", 1, 65535};
+inline const K kPhaseLimit{"blocks.loscache_table.phase_limit", 100, "L2 accesses", "L2 accesses that end the prediction phase (of the whole GPU or of this SM: loscache.phase_count)", 1, 65535};
 }  // namespace loscache_keys
 
 struct LoscacheTableParams {
