@@ -23,7 +23,7 @@
 // full scale: every count at its port maximum (2^cnt_width - 1 instructions of
 // each class, 2^rf_cnt_width - 1 reads and writes). Rounded to nearest; a
 // weight beyond blocks.droop_predictor.weight_width bits is an input error.
-// The thresholds are UNTRAINED defaults (no training tool yet), see the keys.
+// The thresholds' defaults are trained (scripts/train_droop.py), see the keys.
 //
 // Cycles whose counts are all zero are not clocked: their outputs are zero
 // whatever the state (0 > hist + T never holds), and their only effect, a 0
@@ -51,21 +51,21 @@ inline const config::Key<std::string> kLocalWeights{
     "smoothing.local.weights", "auto", "power LSB",
     "the six CSR weights W_int,W_fp,W_sfu,W_ldst,W_rf_rd,W_rf_wr written at start-up: 'auto' = the power "
     "model's per-event energies in LSB = Pmax_SM/1024 (sm/droop_unit.h), or six integers"};
-// UNTRAINED defaults (no training tool yet), from the 'auto' weights alone:
-// T2 lies just above one FP warp instruction with its operand reads (88 + 3
-// LSB), so a one-cycle step of more than that (an SFU, two INT or FP
-// instructions from idle) predicts a droop; each older window allows 30 LSB
-// more, as a slower ramp excites the first-order resonance less.
+// T2..T4: trained by scripts/train_droop.py (docs/results/droop_training.md):
+// every workload at small size on configs/gtx480.json with the PDN, 351
+// large (> 8%) and 55,155 small (2-8%) local first-order droops; the point
+// of the Pareto front nearest the thesis's FN 7% / FP 9% is FN 6.6%, FP 3.8%.
+// Retrain when the weights, the power model or the PDN change.
 inline const config::Key<int64_t> kLocalThr2{
-    "smoothing.local.thr2", 100, "power LSB",
-    "T2: predict a droop when the candidate power exceeds last cycle's by more than this (UNTRAINED default: "
-    "just above one FP warp instruction with its reads, sm/droop_unit.h)", 0, 4095};
+    "smoothing.local.thr2", 103, "power LSB",
+    "T2: predict a droop when the candidate power exceeds last cycle's by more than this (trained: "
+    "scripts/train_droop.py, docs/results/droop_training.md)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr3{
-    "smoothing.local.thr3", 130, "power LSB",
-    "T3: the same against 2 cycles back (UNTRAINED default: T2 + 30)", 0, 4095};
+    "smoothing.local.thr3", 166, "power LSB",
+    "T3: the same against 2 cycles back (trained with T2)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr4{
-    "smoothing.local.thr4", 160, "power LSB",
-    "T4: the same against 3 cycles back (UNTRAINED default: T3 + 30)", 0, 4095};
+    "smoothing.local.thr4", 169, "power LSB",
+    "T4: the same against 3 cycles back (trained with T2)", 0, 4095};
 inline const config::Key<std::string> kLocalThrottle{
     "smoothing.local.throttle", "both", "",
     "which actuators the block's mask CSR enables: dispatch (defer issue), rf (defer operand reads) or both",

@@ -24,8 +24,8 @@
 //  - The thesis gives no trained weights/thresholds; the reset values are
 //    our own round numbers. With smoothing.local.enable the SM writes the
 //    CSRs at start-up (sm/droop_unit.h): weights from the power model's
-//    per-event energies, thresholds from smoothing.local.thr2..4 (untrained
-//    defaults until a training tool fits them).
+//    per-event energies, thresholds from smoothing.local.thr2..4 (trained
+//    by scripts/train_droop.py).
 #pragma once
 #include <array>
 #include <cstdint>
