@@ -78,7 +78,8 @@ Outcome run_sm(std::initializer_list<std::string> sets, bool smoothing = true) {
 
 TEST(SmoothingLocal, ThrottleDefersIssueInTheSameCycle) {
   const Outcome plain = run_sm({}, false);
-  const Outcome t = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60"});
+  const Outcome t = run_sm({"smoothing.local.thr2=40", "smoothing.local.thr3=50", "smoothing.local.thr4=60",
+                            "smoothing.local.dispatch_width=0"});
   EXPECT_GT(t.clocked, 100u);
   EXPECT_GT(t.throttled, 5u) << "the low thresholds must throttle";
   EXPECT_EQ(t.issued_while_throttled, 0u) << "dispatch_width 0: no issue in a throttled cycle";
@@ -149,7 +150,8 @@ TEST(SmoothingLocal, ThresholdChangesWorkloadCycles) {
   const std::string w = "matmul";
   const Gpu plain = parse(gpu_run(w, {}));
   const Gpu low = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=40",
-                                    "smoothing.local.thr3=50", "smoothing.local.thr4=60"}));
+                                    "smoothing.local.thr3=50", "smoothing.local.thr4=60",
+                                    "smoothing.local.dispatch_width=0"}));
   const Gpu huge = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=4095",
                                      "smoothing.local.thr3=4095", "smoothing.local.thr4=4095"}));
   const Gpu mutant = parse(gpu_run(w, {"smoothing.local.enable=true", "smoothing.local.thr2=40",
@@ -179,7 +181,7 @@ TEST(SmoothingLocal, AutoWeightsFromThePowerModel) {
   // 3 x (4.65 + 8.26 + 15.5 + 0.995) + 31 x (0.131 + 0.123) nJ
   EXPECT_NEAR(pmax, 3 * 29.405 + 31 * 0.254, 1e-9);
   DroopUnit u(0, cfg);
-  const std::array<uint32_t, 10> want{50, 88, 165, 11, 1, 1, 103, 166, 169, 3};
+  const std::array<uint32_t, 10> want{50, 88, 165, 11, 1, 1, 103, 166, 169, 1};
   EXPECT_EQ(u.csrs(), want);
   cfg.set("power.sfu_nj=1000");  // SFU alone is 1000/3042 of the full scale: 336 LSB, not 8 bits
   try {
