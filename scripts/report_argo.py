@@ -2,7 +2,7 @@
 campaigns regress/argo.json and regress/argo_ablation.json."""
 import os
 
-from report_lib import bars, campaign_time, cfg, mean, missing_text, pct, save_page, table
+from report_lib import bars, campaign_time, cfg, mean, pct, run_checks, save_page, table
 
 # The paper's numbers (003_argo.md): Table 1's utilization, Table 3's 1K-bank worst-case recovery (mean of
 # the 15 kernels), §6.2.1 / Fig. 8 / Fig. 11 / §6.3.
@@ -33,7 +33,6 @@ def write(runs, out, missing=()):
         return by.get(name, {}).get((w, rows, chip, ratio))
 
     wls = sorted({k[0] for k in by.get("base", {})})
-    bad = [r for r in runs if r.get("output_check") != "pass"]
 
     def slowdown(name, w, base="base"):
         a, b = get(name, w), get(base, w)
@@ -56,10 +55,7 @@ def write(runs, out, missing=()):
           "reduction = 1 - dVth(worst duty) / dVth(1) after 5 years at 110 C (`reliability/nbti_argo.h`).", ""]
     md += campaign_time(runs, "argo", ["argo", "argo_ablation"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
-    md += [f"Output checks: {len(runs) - len(bad)} of {len(runs)} stored runs pass"
-           + ("" if not bad else "; failing: " + ", ".join(r["_name"] for r in bad)) + ".", ""]
-    if missing:
-        md += ["Runs without stats:", ""] + missing_text(missing) + [""]
+    md += run_checks(runs, missing)
 
     # ---- summary ----
     def summary(base, arg):

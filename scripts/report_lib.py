@@ -83,6 +83,17 @@ def missing_text(missing):
     return ["- `{}`: {}".format(n, m if st == "failed" else f"{st} (not run yet)") for n, st, m in missing]
 
 
+def run_checks(runs, missing):
+    """The page lines on the runs read: how many pass their output check (naming those that fail)
+    and each run that left no stats, with why."""
+    bad = [r["_name"] for r in runs if not ok(r)]
+    md = [f"Output checks: {len(runs) - len(bad)} of {len(runs)} stored runs pass"
+          + ("" if not bad else "; failing: " + ", ".join(bad)) + ".", ""]
+    if missing:
+        md += ["Runs without stats:", ""] + missing_text(missing) + [""]
+    return md
+
+
 def cfg(run, key):
     return run["config"].get(key)
 

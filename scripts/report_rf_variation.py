@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from report_lib import ROOT, bars, campaign_time, cfg, mean, missing_text, pct, save_page, table
+from report_lib import ROOT, bars, campaign_time, cfg, mean, pct, run_checks, save_page, table
 
 CONFIGS = [("bot", "BOT, no slow sub-bank"), ("vlsb", "VL-SB"), ("vlsb_bro", "VL-SB + RF-BRO"),
            ("pvopt", "+ FWAS (PV-opt)"), ("ren", "+ renaming"), ("vlrf", "70% VL-RF")]
@@ -124,7 +124,6 @@ def write(runs, out, missing=(), store=None):
         by.setdefault(kind(r), {})[(r["workload"], cfg(r, "pv.chip_seed"), cfg(r, "pv.sigma_ratio"))] = r
     base = {k[0]: r for k, r in by.get("base", {}).items()}
     wls = sorted(base)
-    bad = [r for r in runs if r.get("output_check") != "pass"]
 
     def rel(name, w):  # IPC relative to the no-BOT baseline (same instructions: cycle ratio)
         r = by.get(name, {}).get((w, 1, "1:1"))
@@ -149,10 +148,7 @@ def write(runs, out, missing=(), store=None):
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
     md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
-    md += [f"Output checks: {len(runs) - len(bad)} of {len(runs)} stored runs pass"
-           + ("" if not bad else "; failing: " + ", ".join(r["_name"] for r in bad)) + ".", ""]
-    if missing:
-        md += ["Runs without stats:", ""] + missing_text(missing) + [""]
+    md += run_checks(runs, missing)
 
     # ---- summary ----
     rows = []

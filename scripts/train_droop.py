@@ -66,7 +66,7 @@ def load(base):
     stats = json.load(open(base + ".json"))
     with open(base + ".v.csv") as f:
         rd = csv.reader(f)
-        head = next(rd)
+        next(rd)  # header
         rows = np.array([[float(x) for x in r] for r in rd])
     if rows.size == 0:
         fail(f"{base}.v.csv: no rows")
