@@ -44,6 +44,8 @@ options:
                          stats' 'pdn' section
   --voltage-trace FILE.csv  also write the voltage trace (implies --pdn): one row per
                          --voltage-trace-interval N steps (default 10), each SM's lowest voltage
+                         (--set pdn.trace_nodes=true adds every grid node's: scripts/report
+                         voltage-map FILE.csv draws the map at the deepest droop)
   --config-hash HASH     run only if the effective config hashes to HASH, else exit 2
                          (campaigns pass it, so no result is stored under another config)
   -h, --help             this text

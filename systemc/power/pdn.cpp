@@ -41,6 +41,10 @@ Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clo
     Sm s;
     s.clock = clocks[i];
     s.leak_w = power.leakage_w(i);
+    // The window starts full of the idle current, the steady state below.
+    const double idle_a = power.idle_cycle_nj(i, false) * 1e-9 * double(clocks[i].khz) * 1e3 / vnom_;
+    s.recent.assign(size_t(cfg.get(pdn_keys::kCurrentWindow)), idle_a);
+    s.recent_sum = idle_a * double(s.recent.size());
     sms_.push_back(s);
   }
   // The low-pass filter of the first/second-order split (bilinear, prewarped).
@@ -76,6 +80,10 @@ Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clo
     if (!*trace_) throw InputError(path + ": cannot open the voltage trace file (pdn.trace / --voltage-trace)");
     *trace_ << "first_step,start_ps,end_ps";
     for (unsigned i = 0; i < sms_.size(); ++i) *trace_ << ",sm" << i << "_v";
+    if (cfg.get(pdn_keys::kTraceNodes)) {
+      node_min_.assign(PdnCircuit::kGrid, vnom_);
+      for (unsigned nd = 0; nd < PdnCircuit::kGrid; ++nd) *trace_ << ",n" << nd;
+    }
     *trace_ << "\n";
     for (Sm& s : sms_) s.win_min = vnom_;
   }
@@ -142,8 +150,16 @@ void Pdn::solve_step() {
   std::fill(load_.begin(), load_.end(), 0.0);
   for (unsigned i = 0; i < sms_.size(); ++i) {
     double& e = ring_[i * ring_cap_ + k0_ % ring_cap_];
-    const double amps = (e / dt * 1e3 + sms_[i].leak_w) / vnom_;  // nJ/ps = 1e3 W
-    sms_[i].drawn_nj += e + sms_[i].leak_w * dt * 1e-3;
+    Sm& s = sms_[i];
+    double dyn = e / dt * 1e3 / vnom_;  // nJ/ps = 1e3 W
+    if (s.recent.size() > 1) {  // pdn.current_window: the mean of the last steps
+      double& old = s.recent[k0_ % s.recent.size()];
+      s.recent_sum += dyn - old;
+      old = dyn;
+      dyn = s.recent_sum / double(s.recent.size());
+    }
+    const double amps = dyn + s.leak_w / vnom_;
+    s.drawn_nj += e + s.leak_w * dt * 1e-3;
     e = 0;
     for (unsigned nd : PdnCircuit::site_nodes(i)) load_[nd] = amps / PdnCircuit::kSiteNodes;
   }
@@ -156,6 +172,7 @@ void Pdn::solve_step() {
     circuit_.step(own_[i], part_.data(), 0.0);
   }
   ++steps_;
+  for (unsigned nd = 0; nd < node_min_.size(); ++nd) node_min_[nd] = std::min(node_min_[nd], state_.v[nd]);
   double worst = 0, worst_first = 0, worst_second = 0;
   for (unsigned i = 0; i < sms_.size(); ++i) {
     Sm& s = sms_[i];
@@ -211,6 +228,7 @@ void Pdn::close_event() {
 void Pdn::write_row() {
   *trace_ << win_first_ << "," << step_.edge_ps(win_first_) << "," << step_.edge_ps(k0_);
   for (Sm& s : sms_) *trace_ << "," << s.win_min, s.win_min = vnom_;
+  for (double& v : node_min_) *trace_ << "," << v, v = vnom_;
   *trace_ << "\n";
   win_first_ = k0_;
 }

@@ -9,7 +9,8 @@
 // (the thesis's superposition, §4.2, needs that). The SM's current is
 // spread evenly over its 6 grid nodes. Cycles an SM skips draw its idle
 // energy (pipeline with warps resident, idle-SM without), as in the power
-// model. The un-core (L2, NoC, memory controllers) is on its own PDN in the
+// model. pdn.current_window > 1 (an ablation) smooths each SM's dynamic
+// current by a moving mean over that many steps. The un-core (L2, NoC, memory controllers) is on its own PDN in the
 // thesis (§4.6); its regions here draw pdn.uncore_a each (default 0).
 //
 // Time: the solver steps at pdn.step_mhz (one nominal cycle). A cycle's
@@ -78,6 +79,8 @@ class Pdn final : public sm::ActivityObserver {
     uint64_t emergency_steps = 0;
     double win_min = 0;  // trace window's lowest voltage
     double drawn_nj = 0;  // this launch's energy (dynamic + leakage)
+    std::vector<double> recent;  // pdn.current_window: the last steps' dynamic currents (A), a ring
+    double recent_sum = 0;
   };
   double filter(Filter& f, double x) const;
   void place(unsigned sm, uint64_t t0, uint64_t t1, double nj);  // energy over [t0, t1) ps
@@ -108,6 +111,7 @@ class Pdn final : public sm::ActivityObserver {
   // Voltage trace (pdn.trace).
   std::unique_ptr<std::ofstream> trace_;
   uint64_t trace_interval_ = 0, win_first_ = 0;
+  std::vector<double> node_min_;        // pdn.trace_nodes: each grid node's lowest voltage in the window
 };
 
 }  // namespace relgpu::power

@@ -77,5 +77,15 @@ inline const config::Key<std::string> kTrace{
     "lowest voltage in it; empty: none"};
 inline const config::Key<int64_t> kTraceInterval{"pdn.trace_interval", 10, "steps", "steps per trace row", 1,
                                                  int64_t(1) << 40};
+inline const config::Key<bool> kTraceNodes{
+    "pdn.trace_nodes", false, "",
+    "also write every grid node's lowest voltage in each trace row (columns n0..n143, node = row*12 + col, "
+    "floorplan in power/pdn_circuit.h): the frames of a voltage map (scripts/report voltage-map)"};
+inline const config::Key<int64_t> kCurrentWindow{
+    "pdn.current_window", 1, "steps",
+    "an ablation of how sharp each SM's current is: its dynamic current in a step is the mean over this many "
+    "steps (1: each cycle's energy in its own cycle, as the power model gives it; 2 or more spreads it as a "
+    "pipeline would over its stages); leakage stays DC",
+    1, 1024};
 
 }  // namespace relgpu::power::pdn_keys
