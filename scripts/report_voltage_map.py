@@ -18,7 +18,11 @@ SITE_ROW = [0, 2, 8, 10]  # the first grid row of each row of four SM sites
 
 
 def read(path):
-    with open(path) as f:
+    try:
+        f = open(path)
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}")
+    with f:
         r = csv.reader(f)
         head = next(r, None)
         if head is None or "n0" not in head:

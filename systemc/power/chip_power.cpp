@@ -88,7 +88,10 @@ void ChipPower::on_cycle(const sm::Activity& a, uint64_t skipped) {
   if (a.cycle < s.next) return;  // accounted already (a launch's idle tail)
   if (a.cycle > s.next) span(s, s.next, a.cycle);
   if (a.cycle >= s.win_end) roll(s, a.cycle);
-  count(a, s.win);
+  std::fill(std::begin(s.last), std::end(s.last), 0);
+  count(a, s.last);
+  for (unsigned e = 0; e < kEvents; ++e) s.win[e] += s.last[e];
+  s.last_cycle = a.cycle;
   s.resident = a.active_warps > 0;
   s.next = a.cycle + 1;
 }
@@ -109,6 +112,8 @@ void ChipPower::count(const sm::Activity& a, uint64_t* w) {
 }
 
 double ChipPower::cycle_nj(const sm::Activity& a) const {
+  const Sm& s = sms_[a.sm];
+  if (s.last_cycle == a.cycle) return dynamic_nj(s, s.last);
   uint64_t n[kEvents] = {};
   count(a, n);
   return dynamic_nj(sms_[a.sm], n);

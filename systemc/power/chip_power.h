@@ -73,6 +73,9 @@ class ChipPower final : public sm::ActivityObserver {
     bool resident = false;       // warps resident in the last accounted cycle
     uint64_t win_start = 0, win_end = 0;
     uint64_t win[kEvents] = {}, tot[kEvents] = {};
+    // The last counted cycle's events: cycle_nj reuses them when the PDN
+    // (an observer added after this one) asks for the same cycle.
+    uint64_t last_cycle = ~uint64_t(0), last[kEvents] = {};
   };
   void span(Sm& s, uint64_t from, uint64_t to);  // cycles with no events
   void roll(Sm& s, uint64_t c);                  // close the window, open the one holding cycle c

@@ -41,6 +41,7 @@ Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clo
     Sm s;
     s.clock = clocks[i];
     s.leak_w = power.leakage_w(i);
+    std::copy_n(PdnCircuit::site_nodes(i).begin(), PdnCircuit::kSiteNodes, s.nodes.begin());
     // The window starts full of the idle current, the steady state below.
     const double idle_a = power.idle_cycle_nj(i, false) * 1e-9 * double(clocks[i].khz) * 1e3 / vnom_;
     s.recent.assign(size_t(cfg.get(pdn_keys::kCurrentWindow)), idle_a);
@@ -69,7 +70,7 @@ Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clo
   if (cfg.get(pdn_keys::kAttribution))
     for (unsigned i = 0; i < sms_.size(); ++i) {
       std::fill(part_.begin(), part_.end(), 0.0);
-      for (unsigned nd : PdnCircuit::site_nodes(i)) part_[nd] = load_[nd];
+      for (unsigned nd : sms_[i].nodes) part_[nd] = load_[nd];
       own_.push_back(circuit_.dc(part_.data(), 0.0));
     }
   step_end_ps_ = step_.edge_ps(1);
@@ -106,22 +107,25 @@ void Pdn::on_cycle(const sm::Activity& a, uint64_t skipped) {
   }
   if (a.cycle < s.next) return;  // placed already as idle (see the header)
   fill(s, a.sm, a.cycle);
-  const uint64_t t0 = s.clock.edge_ps(a.cycle);
+  const uint64_t t0 = a.cycle == s.next ? s.next_ps : s.clock.edge_ps(a.cycle);
+  const uint64_t t1 = s.clock.edge_ps(a.cycle + 1);
   advance(t0);
-  place(a.sm, t0, s.clock.edge_ps(a.cycle + 1), power_.cycle_nj(a));
+  place(a.sm, t0, t1, power_.cycle_nj(a));
   s.resident = a.active_warps > 0;
-  s.next = a.cycle + 1;
+  s.next = a.cycle + 1, s.next_ps = t1;
 }
 
 void Pdn::fill(Sm& s, unsigned id, uint64_t to) {
   if (to <= s.next) return;
-  place(id, s.clock.edge_ps(s.next), s.clock.edge_ps(to), power_.idle_cycle_nj(id, s.resident) * double(to - s.next));
-  s.next = to;
+  const uint64_t t1 = s.clock.edge_ps(to);
+  place(id, s.next_ps, t1, power_.idle_cycle_nj(id, s.resident) * double(to - s.next));
+  s.next = to, s.next_ps = t1;
 }
 
 void Pdn::place(unsigned sm, uint64_t t0, uint64_t t1, double nj) {
   if (t1 <= t0) return;
-  uint64_t k = step_.cycle_at_or_after(t0 + 1) - 1;  // the step holding t0
+  // The step holding t0; most often the one being filled.
+  uint64_t k = t0 >= step_start_ps_ && t0 < step_end_ps_ ? k0_ : step_.cycle_at_or_after(t0 + 1) - 1;
   if (k < k0_) k = k0_, t0 = std::max(t0, step_.edge_ps(k0_));  // late: into the next step to solve
   const double per_ps = nj / double(t1 - t0);
   for (uint64_t t = t0; t < t1; ++k) {
@@ -133,23 +137,24 @@ void Pdn::place(unsigned sm, uint64_t t0, uint64_t t1, double nj) {
       ring_.swap(wide);
       ring_cap_ *= 2;
     }
-    const uint64_t end = std::min(t1, step_.edge_ps(k + 1));
-    ring_[sm * ring_cap_ + k % ring_cap_] += per_ps * double(end - t);
+    const uint64_t end = std::min(t1, k == k0_ ? step_end_ps_ : step_.edge_ps(k + 1));
+    ring_[sm * ring_cap_ + (k & (ring_cap_ - 1))] += per_ps * double(end - t);
     t = end;
   }
 }
 
 void Pdn::advance(uint64_t t) {
   if (t < step_end_ps_) return;
-  for (unsigned i = 0; i < sms_.size(); ++i) fill(sms_[i], i, sms_[i].clock.cycle_at_or_after(t));
+  for (unsigned i = 0; i < sms_.size(); ++i)
+    if (sms_[i].next_ps < t) fill(sms_[i], i, sms_[i].clock.cycle_at_or_after(t));
   while (step_end_ps_ <= t) solve_step();
 }
 
 void Pdn::solve_step() {
-  const double dt = double(step_end_ps_ - step_.edge_ps(k0_));  // ps
+  const double dt = double(step_end_ps_ - step_start_ps_);  // ps
   std::fill(load_.begin(), load_.end(), 0.0);
   for (unsigned i = 0; i < sms_.size(); ++i) {
-    double& e = ring_[i * ring_cap_ + k0_ % ring_cap_];
+    double& e = ring_[i * ring_cap_ + (k0_ & (ring_cap_ - 1))];
     Sm& s = sms_[i];
     double dyn = e / dt * 1e3 / vnom_;  // nJ/ps = 1e3 W
     if (s.recent.size() > 1) {  // pdn.current_window: the mean of the last steps
@@ -161,14 +166,14 @@ void Pdn::solve_step() {
     const double amps = dyn + s.leak_w / vnom_;
     s.drawn_nj += e + s.leak_w * dt * 1e-3;
     e = 0;
-    for (unsigned nd : PdnCircuit::site_nodes(i)) load_[nd] = amps / PdnCircuit::kSiteNodes;
+    for (unsigned nd : sms_[i].nodes) load_[nd] = amps / PdnCircuit::kSiteNodes;
   }
   for (unsigned r = 0; r < PdnCircuit::kRegions; ++r)
     for (unsigned nd : PdnCircuit::region_nodes(r)) load_[nd] = uncore_a_ / PdnCircuit::kRegionNodes;
   circuit_.step(state_, load_.data(), vnom_);
   for (unsigned i = 0; i < own_.size(); ++i) {
     std::fill(part_.begin(), part_.end(), 0.0);
-    for (unsigned nd : PdnCircuit::site_nodes(i)) part_[nd] = load_[nd];
+    for (unsigned nd : sms_[i].nodes) part_[nd] = load_[nd];
     circuit_.step(own_[i], part_.data(), 0.0);
   }
   ++steps_;
@@ -176,8 +181,8 @@ void Pdn::solve_step() {
   double worst = 0, worst_first = 0, worst_second = 0;
   for (unsigned i = 0; i < sms_.size(); ++i) {
     Sm& s = sms_[i];
-    unsigned low = PdnCircuit::site_nodes(i)[0];
-    for (unsigned nd : PdnCircuit::site_nodes(i))
+    unsigned low = s.nodes[0];
+    for (unsigned nd : s.nodes)
       if (state_.v[nd] < state_.v[low]) low = nd;
     const double v = state_.v[low], d = (vnom_ - v) / vnom_ * 100;
     const double second = filter(s.lp, d), first = d - second;
@@ -213,6 +218,7 @@ void Pdn::solve_step() {
   }
   launch_ps_ += dt;
   ++k0_;
+  step_start_ps_ = step_end_ps_;
   step_end_ps_ = step_.edge_ps(k0_ + 1);
   if (trace_ && (k0_ - win_first_) >= trace_interval_) write_row();
 }

@@ -37,6 +37,7 @@
 // Stats keys starting "max_" combine across launches by maximum
 // (gpu::add_json), the counts by sum.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <fstream>
 #include <memory>
@@ -71,7 +72,8 @@ class Pdn final : public sm::ActivityObserver {
   };
   struct Sm {
     gpu::Clock clock;
-    uint64_t next = 0;  // first cycle not yet placed
+    std::array<unsigned, PdnCircuit::kSiteNodes> nodes;  // its grid nodes (the per-step loops' copy)
+    uint64_t next = 0, next_ps = 0;  // first cycle not yet placed, its start
     bool resident = false;
     double leak_w = 0;
     Filter lp, lp_own, lp_cluster;
@@ -97,9 +99,9 @@ class Pdn final : public sm::ActivityObserver {
   std::vector<PdnCircuit::State> own_;  // pdn.attribution: each SM's current alone, VRM at 0
   gpu::Clock step_;
   uint64_t k0_ = 0;                     // next step to solve
-  uint64_t step_end_ps_ = 0;            // its end
+  uint64_t step_start_ps_ = 0, step_end_ps_ = 0;  // its start and end
   std::vector<double> ring_;            // nJ per SM per step from k0_, ring_cap_ steps per SM
-  uint64_t ring_cap_ = 64;
+  uint64_t ring_cap_ = 64;             // a power of two (indices by mask)
   std::vector<double> load_, part_;     // per grid node (A)
   double vnom_, uncore_a_, emergency_, b0_, b1_, b2_, a1_, a2_;
   // Per-launch statistics.

@@ -135,13 +135,21 @@ void PdnCircuit::Envelope::solve(double* __restrict b) const {
     const double* __restrict row = x.data() + start[i] - first[i];
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;  // partial sums: a reduction is not reordered otherwise
     unsigned k = first[i];
-    if (i - k == kSide) {
-      for (unsigned m = 0; m < kSide; m += 4) {
+    if (i - k == kSide && !f1.empty()) {
+      // The two newest terms last, pre-scaled by 1/diagonal: the chain from
+      // one row to the next is then a multiply and a subtract (latency, not
+      // arithmetic, bounds a triangular solve this narrow).
+      for (unsigned m = 0; m < kSide - 4; m += 4) {
         s0 += row[k + m] * b[k + m];
         s1 += row[k + m + 1] * b[k + m + 1];
         s2 += row[k + m + 2] * b[k + m + 2];
         s3 += row[k + m + 3] * b[k + m + 3];
       }
+      s0 += row[i - 4] * b[i - 4];
+      s1 += row[i - 3] * b[i - 3];
+      const double c = (b[i] - ((s0 + s1) + (s2 + s3))) * inv[i];
+      b[i] = (c - f2[i] * b[i - 2]) - f1[i] * b[i - 1];
+      continue;
     } else {
       for (; k + 4 <= i; k += 4) {
         s0 += row[k] * b[k];
@@ -176,13 +184,16 @@ void PdnCircuit::Envelope::solve(double* __restrict b) const {
     const double* __restrict t = tb.data() + size_t(i) * kSide;
     const double* __restrict y = b + i + 1;
     double s0 = tk[i] * xk, s1 = 0, s2 = 0, s3 = 0;
-    for (unsigned m = 0; m < kSide; m += 4) {
+    for (unsigned m = 4; m < kSide; m += 4) {  // y[0], y[1]: the newest, last (as above)
       s0 += t[m] * y[m];
       s1 += t[m + 1] * y[m + 1];
       s2 += t[m + 2] * y[m + 2];
       s3 += t[m + 3] * y[m + 3];
     }
-    b[i] = (b[i] - ((s0 + s1) + (s2 + s3))) * inv[i];
+    s2 += t[2] * y[2];
+    s3 += t[3] * y[3];
+    const double c = (b[i] - ((s0 + s1) + (s2 + s3))) * inv[i];
+    b[i] = (c - g2[i] * y[1]) - g1[i] * y[0];
   }
 }
 
@@ -194,6 +205,15 @@ void PdnCircuit::Envelope::transpose_band() {
     for (unsigned m = 1; m <= kSide && i + m < kGrid; ++m)
       if (i >= first[i + m]) tb[size_t(i) * kSide + m - 1] = at(i + m, i);
   for (unsigned i = first[kGrid]; i < kGrid; ++i) tk[i] = at(kGrid, i);
+  // solve()'s newest two terms of each band row, divided by the diagonal.
+  const unsigned n = unsigned(first.size());
+  f1.assign(n, 0.0), f2.assign(n, 0.0), g1.assign(kGrid, 0.0), g2.assign(kGrid, 0.0);
+  for (unsigned i = 0; i < n; ++i)
+    if (i - first[i] == kSide) f1[i] = at(i, i - 1) * inv[i], f2[i] = at(i, i - 2) * inv[i];
+  for (unsigned i = 0; i < kGrid; ++i) {
+    g1[i] = tb[size_t(i) * kSide] * inv[i];
+    g2[i] = tb[size_t(i) * kSide + 1] * inv[i];
+  }
 }
 
 PdnCircuit::State PdnCircuit::dc(const double* load, double vrm) const {

@@ -85,6 +85,7 @@ class PdnCircuit {
     std::vector<size_t> start;  // row i's entries [first[i], i] at start[i]
     std::vector<double> x, inv;  // entries; 1 / diagonal
     std::vector<double> tb, tk;  // transpose_band()
+    std::vector<double> f1, f2, g1, g2;  // transpose_band(): newest terms over the diagonal
     void init(unsigned n, const std::vector<unsigned>& first);
     double& at(unsigned i, unsigned j) { return x[start[i] + (j - first[i])]; }
     void factor();

@@ -2,8 +2,11 @@
 // still passes its output check, and the PDN draws exactly the power
 // model's SM energy, also when the SMs run on different clocks; the same
 // seed gives the same droop statistics; bad PDN keys are named.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "cli_test_util.h"
 #include "gpu/stats.h"
@@ -123,4 +126,55 @@ TEST(TimingPdn, BadInputIsNamed) {
   o = relgpu("run vecops --size small --voltage-trace /nonexistent/dir/v.csv");
   EXPECT_EQ(o.rc, 2);
   EXPECT_NE(o.text.find("voltage trace"), std::string::npos) << o.text;
+}
+
+// pdn.current_window spreads each SM's dynamic current over N steps: the
+// same cycles and energy, a smaller first-order droop (the ablation in
+// docs/results/droop.md); the second-order part barely moves.
+TEST(TimingPdn, CurrentWindowSmoothsFirstOrderOnly) {
+  json a = pdn_run("nbody", {}), b = pdn_run("nbody", {"pdn.current_window=4"});
+  ASSERT_TRUE(a.contains("pdn") && b.contains("pdn"));
+  EXPECT_EQ(a["cycles"], b["cycles"]);
+  expect_energy_drawn(b);
+  const double f1 = a["pdn"]["max_first_order_pct"].get<double>(), f4 = b["pdn"]["max_first_order_pct"].get<double>();
+  std::printf("nbody first-order droop: window 1 %.3f%%, window 4 %.3f%%\n", f1, f4);
+  EXPECT_LT(f4, 0.85 * f1);
+  EXPECT_NEAR(b["pdn"]["max_second_order_pct"].get<double>(), a["pdn"]["max_second_order_pct"].get<double>(),
+              0.1 * a["pdn"]["max_second_order_pct"].get<double>());
+}
+
+// pdn.trace_nodes: each trace row also holds the 144 grid nodes' lowest
+// voltages, and an SM's column is the lowest of its six site nodes (rows
+// 0-1, 2-3, 8-9, 10-11; three columns per site, pdn_circuit.h).
+TEST(TimingPdn, NodeTraceHoldsEachSmsSite) {
+  using clitest::relgpu;
+  const std::string csv = ::testing::TempDir() + "pdn_nodes.csv";
+  clitest::Out o = relgpu("run vecops --size small --quiet --stats /dev/null --voltage-trace " + csv +
+                          " --set pdn.trace_nodes=true");
+  ASSERT_EQ(o.rc, 0) << o.text;
+  std::ifstream f(csv);
+  std::string line;
+  std::getline(f, line);
+  EXPECT_NE(line.find(",sm14_v,n0,n1,"), std::string::npos) << line.substr(0, 200);
+  EXPECT_EQ(line.substr(line.rfind(',') + 1), "n143");
+  const unsigned site_row[4] = {0, 2, 8, 10};
+  unsigned rows = 0;
+  while (std::getline(f, line)) {
+    std::vector<double> v;
+    for (size_t p = 0, q; p != std::string::npos; p = q == std::string::npos ? q : q + 1) {
+      q = line.find(',', p);
+      v.push_back(std::stod(line.substr(p, q == std::string::npos ? q : q - p)));
+    }
+    ASSERT_EQ(v.size(), 3u + 15u + 144u);
+    for (unsigned s = 0; s < 15; ++s) {
+      double low = 1e9;
+      for (unsigned r = 0; r < 2; ++r)
+        for (unsigned c = 0; c < 3; ++c) low = std::min(low, v[18 + (site_row[s / 4] + r) * 12 + 3 * (s % 4) + c]);
+      // The minimum over steps of the lowest site node = the lowest of the
+      // site nodes' minima over steps (both printed alike).
+      EXPECT_EQ(v[3 + s], low) << "row " << rows << " SM " << s;
+    }
+    ++rows;
+  }
+  EXPECT_GT(rows, 10u);
 }
