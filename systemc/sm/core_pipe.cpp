@@ -417,9 +417,17 @@ unsigned Core::banked_row(const Inst* in, unsigned i, bool write) const {
   throw std::logic_error("sm: instruction has no banked register " + std::to_string(i));
 }
 
+// Read slots past the banked operands are GR-Guard's re-reads of a patch
+// (sm/grguard.h): the register itself was read at its home grant.
 void Core::rf_read_granted(const Inst* in, unsigned i) {
-  const unsigned row = banked_row(in, i, false);
-  for (RfAccessObserver* o : rf_observers_) o->rf_read(in->read_group[i], row, now_);
+  const unsigned cap = regs_.capacity(in->ws);
+  unsigned k = i;
+  for (uint16_t p : in->op->rd_phys)
+    if (in->pbase + p < cap && k-- == 0) {
+      const unsigned row = regs_.row_of(in->ws, in->pbase + p);
+      for (RfAccessObserver* o : rf_observers_) o->rf_read(in->read_group[i], row, now_);
+      return;
+    }
 }
 
 // ---- operand collection: one read per bank group per cycle ----------------------
