@@ -106,11 +106,11 @@ def grguard_section(gr, missing):
     rows = []
     for g, rate in POINT.items():
         rs = [r for r in gr if group(r) == g]
-        stops = [m for m in missing if m[0].split("/")[0] == g]
+        stops = [m for m in missing if m[0].split("/")[0] == g and m[1] == "failed"]
         if not rs and not stops:
             continue
         spill = [r["grguard"].get("max_spill_lines", 0) for r in rs]
-        rows.append([g, rate, len(rs) + len(stops), len(rs), len(stops),
+        rows.append([g, rate, len([m for m in missing if m[0].split("/")[0] == g]) + len(rs), len(rs), len(stops),
                      pct(mean([r["dead_time"]["faulty_entry_share"] for r in rs])),
                      pct(mean([r["dead_time"]["dead_good_share"] for r in rs])),
                      pct(mean([r["dead_time"]["live_faulty_share"] for r in rs])),
@@ -120,8 +120,8 @@ def grguard_section(gr, missing):
           "The same shares measured with the faults in the run and GR-Guard patching them, and the most L1D "
           "spill lines in use at once on any SM (`grguard.max_spill_lines`; the reserved way has 32; the paper: "
           "at most 23). A run stops when a register write finds no patch for `grguard.stall_limit` cycles.", "",
-          table(["runs", "cell rate", "runs", "completed", "stopped", "faulty entries", "dead and good",
-                 "live and faulty", "most spill lines (workload)"], rows), ""]
+          table(["runs", "cell rate", "runs", "completed", "stopped (see Runs without stats)", "faulty entries",
+                 "dead and good", "live and faulty", "most spill lines (workload)"], rows), ""]
     per = []
     for r in sorted(gr, key=lambda r: (group(r), r["workload"])):
         g = r["grguard"]
