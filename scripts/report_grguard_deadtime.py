@@ -8,7 +8,8 @@ from report_lib import campaign_time, mean, pct, run_checks, save_page, table
 
 SCHEDS = [("gto", "GTO"), ("lrr", "LRR"), ("two_level", "two-level")]
 RATES = [("0.0036", "10%", 0.20, 0.03), ("0.0094", "30%", 0.15, 0.08)]  # rate, paper's point, dead+good, live+faulty
-POINT = {"gr10": "0.0036", "gr30": "0.0094"}
+POINT = {"gr10": ("0.0036", "rf_block (default)"), "gr30": ("0.0094", "rf_block (default)"),
+         "gr10_point": ("0.0042", "rf_point (ablation)"), "gr30_point": ("0.0086", "rf_point (ablation)")}
 PAPER_DEAD = "48-51% (CP under two-level: 10%)"
 
 
@@ -104,13 +105,13 @@ def fault_section(dt):
 
 def grguard_section(gr, missing):
     rows = []
-    for g, rate in POINT.items():
+    for g, (rate, fp) in POINT.items():
         rs = [r for r in gr if group(r) == g]
         stops = [m for m in missing if m[0].split("/")[0] == g and m[1] == "failed"]
         if not rs and not stops:
             continue
-        spill = [r["grguard"].get("max_spill_lines", 0) for r in rs]
-        rows.append([g, rate, len([m for m in missing if m[0].split("/")[0] == g]) + len(rs), len(rs), len(stops),
+        spill = [int(r["grguard"].get("max_spill_lines", 0)) for r in rs]
+        rows.append([g, fp, rate, len([m for m in missing if m[0].split("/")[0] == g]) + len(rs), len(rs), len(stops),
                      pct(mean([r["dead_time"]["faulty_entry_share"] for r in rs])),
                      pct(mean([r["dead_time"]["dead_good_share"] for r in rs])),
                      pct(mean([r["dead_time"]["live_faulty_share"] for r in rs])),
@@ -119,14 +120,16 @@ def grguard_section(gr, missing):
     md = ["## GR-Guard running at the two points (GTO, chip 1)", "",
           "The same shares measured with the faults in the run and GR-Guard patching them, and the most L1D "
           "spill lines in use at once on any SM (`grguard.max_spill_lines`; the reserved way has 32; the paper: "
-          "at most 23). A run stops when a register write finds no patch for `grguard.stall_limit` cycles.", "",
-          table(["runs", "cell rate", "runs", "completed", "stopped (see Runs without stats)", "faulty entries",
+          "at most 23). A run stops when a register write finds no patch for `grguard.stall_limit` cycles (the "
+          "reason of each is under Runs without stats). `rf_point` puts every RF cell of the chip at one point "
+          "of the systematic field, so each SM has about the chip's share of faulty entries.", "",
+          table(["runs", "floorplan", "cell rate", "runs", "completed", "stopped (see Runs without stats)", "faulty entries",
                  "dead and good", "live and faulty", "most spill lines (workload)"], rows), ""]
     per = []
     for r in sorted(gr, key=lambda r: (group(r), r["workload"])):
         g = r["grguard"]
         n = sum(g["accesses"].values()) or 1
-        per.append([group(r), r["workload"], f"{r['gpu_sim_cycle']:,}", g.get("max_spill_lines", 0),
+        per.append([group(r), r["workload"], f"{r['gpu_sim_cycle']:,}", int(g.get("max_spill_lines", 0)),
                     pct(g["accesses"]["spill"] / n, 2), pct(r["dead_time"]["dead_share"])])
     if per:
         md += ["Completed GR-Guard runs:", "",
