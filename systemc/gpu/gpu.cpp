@@ -217,8 +217,9 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   }
   thread_insn = total.value("thread_insn", uint64_t(0));
   warp_insn = total.value("warp_insn", uint64_t(0));
-  // Chip-wide sections: the energy accounts and GR-Guard (sm/grguard.h).
-  for (const char* k : {"energy", "grguard"})
+  // Chip-wide sections: the energy accounts, GR-Guard (sm/grguard.h) and
+  // register dead time (sm/dead_time.h).
+  for (const char* k : {"energy", "grguard", "dead_time"})
     if (total.contains(k)) {
       d[k] = std::move(total[k]);
       total.erase(k);

@@ -117,8 +117,31 @@ static void derive_grguard(json& d) {
       if (d["energy"]["rf"].contains(k)) g["rf_energy"][k] = d["energy"]["rf"][k];
 }
 
+// Register dead time (sm/dead_time.h): the paper's dead share of residency
+// (closed intervals; with the launch-end tails beside it) and the per-cycle
+// shares of RF entries.
+static void derive_dead_time(json& t) {
+  ratio(t, "dead_share", "dead_cycles", "residency_cycles");
+  double d = num(t, "dead_cycles") + num(t, "tail_dead_cycles"),
+         r = num(t, "residency_cycles") + num(t, "tail_residency_cycles");
+  if (r > 0) t["dead_share_with_tails"] = d / r;
+  ratio(t, "live_entry_share", "live_entry_cycles", "entry_cycles");
+  ratio(t, "dead_entry_share", "dead_entry_cycles", "entry_cycles");
+  auto fault_shares = [](json& o) {  // the run's own map, and each overlay's (at_rate)
+    ratio(o, "dead_good_share", "dead_good_entry_cycles", "entry_cycles");
+    ratio(o, "live_faulty_share", "live_faulty_entry_cycles", "entry_cycles");
+    ratio(o, "faulty_entry_share", "faulty_entry_cycles", "entry_cycles");
+  };
+  fault_shares(t);
+  if (t.contains("at_rate") && t["at_rate"].is_object())
+    for (auto& o : t["at_rate"]) fault_shares(o);
+  if (t.contains("live_entry_share") && t.contains("dead_entry_share"))
+    t["unwritten_entry_share"] = 1.0 - t["live_entry_share"].get<double>() - t["dead_entry_share"].get<double>();
+}
+
 void derive_ratios(json& d) {
   if (!d.is_object()) return;
+  if (d.contains("dead_time") && d["dead_time"].is_object()) derive_dead_time(d["dead_time"]);
   // ---- L2 energy and LoSCache (power/l2_energy.h, mem/loscache.h) ----
   if (d.contains("l2_energy")) power::derive_l2_energy(d["l2_energy"]);
   if (d.contains("loscache")) {

@@ -34,4 +34,14 @@ class ActivityObserver {
   virtual void on_cycle(const Activity& a, uint64_t skipped) = 0;
 };
 
+// Warp-register accesses of the RF, by where the register lives (bank group,
+// row): an operand read when the arbitrator grants it, a result when it is
+// written back (all its parts in). Called only for registers in the banks.
+class RfAccessObserver {
+ public:
+  virtual ~RfAccessObserver() = default;
+  virtual void rf_read(unsigned group, unsigned row, uint64_t cycle) = 0;
+  virtual void rf_write(unsigned group, unsigned row, uint64_t cycle) = 0;
+};
+
 }  // namespace relgpu::sm

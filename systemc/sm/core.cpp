@@ -112,6 +112,19 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
                        "RF arbitration the predictor counts and defers)");
     droop_ = std::make_unique<DroopUnit>(id_, cfg);
   }
+  if (cfg.get(kDeadTime)) {  // register dead time (sm/dead_time.h): stats only
+    std::vector<DeadTime::Named> overlays;
+    for (DeadTimeOverlay& o : dead_time_overlays(cfg, chip_->geometry())) {
+      overlays.push_back({o.rate, &o.chip->rf_faults(id_)});
+      dead_chips_.push_back(std::move(o.chip));
+    }
+    dead_ = std::make_unique<DeadTime>(rf_.groups(), rf_.entries(), rf_.span(), rf_faults(),
+                                       cfg.get(kDeadTimeDebugFirstRead), overlays);
+    observers_.push_back(dead_.get());
+    rf_observers_.push_back(dead_.get());
+  } else if (!cfg.get(kDeadTimeFaultRates).empty()) {
+    throw InputError("config key '" + kDeadTimeFaultRates.name + "' needs grguard.deadtime=true");
+  }
   if (cfg.get(kGrGuardEnable)) {
     // GR-Guard may keep moved entries in rows no warp owns; gating would lose them.
     if (cfg.get(kRfPowerGating)) throw InputError("rf.power_gating and grguard.enable cannot be combined");
@@ -147,6 +160,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   st_.rf_write_conflicts.assign(rf_.banks(), 0);
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   if (gr_) gr_->begin_launch();
+  if (dead_) dead_->begin_launch();
   if (bot_) bot_->begin_launch();
   if (droop_) droop_->begin_launch();  // the first launch writes its CSRs
   hold_until_ = held_cycles_ = 0;
@@ -438,6 +452,7 @@ config::json Core::stats() const {
   }
   j["energy"] = rf_energy_->stats(a, gr_ != nullptr);
   if (gr_) j["grguard"] = gr_->stats();
+  if (dead_) j["dead_time"] = dead_->stats();
   if (los_) j["loscache"] = los_->stats();  // LoSCache
   if (bot_) j["bot"] = bot_->stats();
   if (droop_) j["droop"] = droop_->stats();  // sm/droop_unit.h

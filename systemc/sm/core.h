@@ -33,6 +33,7 @@
 #include "reliability/rf_delay.h"
 #include "sm/argo.h"
 #include "sm/bot_unit.h"
+#include "sm/dead_time.h"
 #include "sm/droop_unit.h"
 #include "sm/grguard.h"
 #include "sm/ro_cache.h"
@@ -233,6 +234,10 @@ class Core final : public SmCore {
   Stall select(Scheduler& s, Pick& p);
   void demote(Scheduler& s);
   void publish(uint64_t skipped);
+  // Row of the i-th banked register an instruction reads / writes (its
+  // group is read_group[i] / write_group[i]).
+  unsigned banked_row(const Inst* in, unsigned i, bool write) const;
+  void rf_read_granted(const Inst* in, unsigned i);  // tells the RF access observers
   void report_deadlock() const;
 
   // config
@@ -313,8 +318,6 @@ class Core final : public SmCore {
   void bot_writeback();
   void bot_operand_read();
   bool bot_fast(unsigned ws, const StaticOp& op) const;  // FWAS
-  // Row of the i-th banked register an instruction reads / writes (VL-RF).
-  unsigned bot_row(const Inst* in, unsigned i, bool write) const;
   bool bot_fwas_pick(Scheduler& sc, Pick& p);
   // ---- end bank organization ----
 
@@ -332,6 +335,12 @@ class Core final : public SmCore {
   void report_skipped(uint64_t now);   // start of a cycle: report boundaries skipped over
   void report_now();                   // end of a report cycle
   // ---- end voltage smoothing ----
+
+  // ---- Register dead time (sm/dead_time.h) ----
+  std::unique_ptr<DeadTime> dead_;     // null when grguard.deadtime is false
+  std::vector<RfAccessObserver*> rf_observers_;
+  std::vector<std::shared_ptr<const reliability::Chip>> dead_chips_;  // grguard.deadtime_fault_rates maps
+  // ---- end register dead time ----
 
   // ---- LoSCache (sm/loscache_unit.h) ----
   std::unique_ptr<LoscacheUnit> los_;  // null when loscache.enable is false

@@ -85,23 +85,14 @@ void Core::bot_arbitrate() {
       bool slow = bot_->busy(first + j);
       if (bot_->vl_rf()) {
         const BotUnit::Tr& t = bot_->tr(warps_[in->ws].cta_slot, in->write_group[j]);
-        slow |= bot_->vl_rf_slow(t.vb, bot_row(in, j, true), in->f.exec);
+        slow |= bot_->vl_rf_slow(t.vb, banked_row(in, j, true), in->f.exec);
       }
       if (slow) in->bot_wb = now_ + 1;
     }
   for (BotRead& r : bot_reads_) {
     r.slow = bot_->busy(r.grant);
-    if (bot_->vl_rf()) r.slow |= bot_->vl_rf_slow(r.vb, bot_row(r.in, r.slot, false), r.in->f.active);
+    if (bot_->vl_rf()) r.slow |= bot_->vl_rf_slow(r.vb, banked_row(r.in, r.slot, false), r.in->f.active);
   }
-}
-
-// Issue keeps the banked registers only (core_pipe.cpp): the i-th of them
-// is the i-th register below the warp's capacity.
-unsigned Core::bot_row(const Inst* in, unsigned i, bool write) const {
-  const unsigned cap = regs_.capacity(in->ws);
-  for (uint16_t p : write ? in->op->wr_phys : in->op->rd_phys)
-    if (in->pbase + p < cap && i-- == 0) return regs_.row_of(in->ws, in->pbase + p);
-  throw std::logic_error("bot: instruction has no banked register " + std::to_string(i));
 }
 
 // Granted writes complete in their cycle, slow ones one cycle later.
@@ -125,6 +116,7 @@ void Core::bot_operand_read() {
     ++st_.rf_reads[r.vb];
     ++act_.rf_reads[r.vb];
     if (r.slow) r.in->opnd_ready = std::max(r.in->opnd_ready, now_ + 2);
+    if (!rf_observers_.empty()) rf_read_granted(r.in, r.slot);  // by logical bank
   }
   bot_reads_.clear();
 }

@@ -408,6 +408,28 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
     }
 }
 
+// Issue keeps the banked registers only: the i-th of them is the i-th
+// register below the warp's capacity.
+unsigned Core::banked_row(const Inst* in, unsigned i, bool write) const {
+  const unsigned cap = regs_.capacity(in->ws);
+  for (uint16_t p : write ? in->op->wr_phys : in->op->rd_phys)
+    if (in->pbase + p < cap && i-- == 0) return regs_.row_of(in->ws, in->pbase + p);
+  throw std::logic_error("sm: instruction has no banked register " + std::to_string(i));
+}
+
+// Read slots past the banked operands are GR-Guard's re-reads of a patch
+// (sm/grguard.h): the register itself was read at its home grant.
+void Core::rf_read_granted(const Inst* in, unsigned i) {
+  const unsigned cap = regs_.capacity(in->ws);
+  unsigned k = i;
+  for (uint16_t p : in->op->rd_phys)
+    if (in->pbase + p < cap && k-- == 0) {
+      const unsigned row = regs_.row_of(in->ws, in->pbase + p);
+      for (RfAccessObserver* o : rf_observers_) o->rf_read(in->read_group[i], row, now_);
+      return;
+    }
+}
+
 // ---- operand collection: one read per bank group per cycle ----------------------
 
 void Core::operand_read() {
@@ -435,6 +457,7 @@ void Core::operand_read() {
           ++act_.rf_reads[g * span + b];
         }
         if (gr_) gr_->granted(in, i);
+        if (!rf_observers_.empty()) rf_read_granted(in, i);
       }
       // Registers read twice by one instruction (same group) were counted as
       // a conflict above: an instruction's reads of one bank serialise too.
@@ -527,6 +550,11 @@ void Core::complete(Inst* in) {
   func::Warp& w = *s.w;
   func::Cta& cta = *s.cta;
   ex_->writeback(cta, w, in->f);
+  if (!rf_observers_.empty())
+    for (unsigned j = 0; j < in->nwrite; ++j) {
+      const unsigned row = banked_row(in, j, true);
+      for (RfAccessObserver* o : rf_observers_) o->rf_write(in->write_group[j], row, now_);
+    }
   for (uint16_t p : in->op->wr_phys) s.sbp[in->pbase + p] = 0;
   for (uint16_t v : in->op->wr_slot) s.sbs[in->sbase + v] = 0;
   --s.inflight;

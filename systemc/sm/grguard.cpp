@@ -110,6 +110,7 @@ void GrGuard::begin_launch() {
   pu_->cycle(in);
   std::fill(place_.begin(), place_.end(), Place{});
   std::fill(held_.begin(), held_.end(), 0);
+  spill_lines_ = 0;
   false_dead_seen_ = 0;
   std::fill(patched_.begin(), patched_.end(), 0);
   std::fill(live_.begin(), live_.end(), 0);  // kernel_start_i sets every Dead bit
@@ -251,6 +252,8 @@ void GrGuard::set_place(uint32_t w, Place pl) {
   const Place& old = place_[w];
   if (old.kind == 1 || old.kind == 2) held_[old.tgt] = 0;
   if (pl.kind == 1 || pl.kind == 2) held_[pl.tgt] = pl.mask;
+  spill_lines_ += (pl.kind == 3) - (old.kind == 3);
+  st_.max_spill_lines = std::max<uint64_t>(st_.max_spill_lines, spill_lines_);
   place_[w] = pl;
 }
 

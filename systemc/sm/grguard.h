@@ -177,6 +177,7 @@ class GrGuard final : public Placement {
     uint64_t exit_deaths = 0, exit_deaths_dropped = 0;
     uint64_t deferred_deaths = 0;  // dead-bit reads whose death was sent at dispatch (see above)
     uint64_t held = 0;  // cycles a stuck write waited for its turn (present_writes)
+    uint64_t max_spill_lines = 0;  // most L1D spill lines in use at once (one per spilled WRG)
   };
 
   unsigned mix(unsigned kind, uint32_t mask, uint32_t wrg) const;
@@ -225,6 +226,7 @@ class GrGuard final : public Placement {
   std::vector<uint32_t> faulty_;    // the Faulty map as loaded, per WRG
   std::vector<Place> place_;        // per WRG: where its entries are (valid Index)
   std::vector<uint32_t> held_;      // per WRG: its entries that hold another WRG's (the Patch bit)
+  unsigned spill_lines_ = 0;        // WRGs placed in the L1D now (each one line)
   unsigned oc_base_[3] = {};        // first collector of each pool in copies_
   std::vector<uint32_t> copies_;    // per collector and read slot: the operand's 32 words
   std::vector<XRead> xreads_;       // per collector and read slot

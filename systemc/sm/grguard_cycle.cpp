@@ -346,6 +346,7 @@ config::json GrGuard::stats() const {
   j["exit_deaths_dropped"] = st_.exit_deaths_dropped;
   j["deferred_deaths"] = st_.deferred_deaths;
   j["stuck_write_holds"] = st_.held;
+  j["max_spill_lines"] = st_.max_spill_lines;  // "max_": the maximum over SMs and launches (gpu/stats.cpp)
   return j;
 }
 
