@@ -420,7 +420,11 @@ API cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s) {
 }
 API cudaError_t cudaMemsetAsync_ptsz(void* p, int v, size_t n, cudaStream_t s) { return cudaMemsetAsync(p, v, n, s); }
 static void memset_2d(Runtime& r, void* p, size_t pitch, int v, size_t width, size_t height) {
-  if (width > pitch) throw CudaError(cudaErrorInvalidPitchValue, "width exceeds the pitch");
+  // One row needs no pitch; more rows with width > pitch: invalid value (the
+  // CUDA 13 runtime on an H200, scripts/native_cuda_apps).
+  if (width > pitch && height > 1)
+    throw CudaError(cudaErrorInvalidValue, "width " + std::to_string(width) + " exceeds the pitch " +
+                                               std::to_string(pitch) + " of " + std::to_string(height) + " rows");
   for (size_t y = 0; y < height; ++y) r.memset(static_cast<char*>(p) + y * pitch, v, width);
 }
 API cudaError_t cudaMemset2D(void* p, size_t pitch, int v, size_t width, size_t height) {

@@ -609,7 +609,12 @@ size_t Runtime::available_dyn_shared(const void* host_fn, int ctas, int block_si
   sm::CtaShape shape;
   shape.threads = uint32_t(block_size);
   shape.regs_per_thread = k.regs_used();
-  if (sm::resident_ctas(cfg_, shape) < uint64_t(ctas)) return 0;  // other limits already forbid it
+  // More CTAs than threads, registers or CTA slots let reside: an error, as
+  // the CUDA 13 runtime gives (measured on an H200: scripts/native_cuda_apps).
+  if (const uint64_t fit = sm::resident_ctas(cfg_, shape); fit < uint64_t(ctas))
+    throw CudaError(cudaErrorInvalidValue, std::to_string(ctas) + " CTAs of " + std::to_string(block_size) +
+                                               " threads cannot reside on one SM (at most " + std::to_string(fit) +
+                                               " by threads, registers and CTA slots)");
   uint64_t per = uint64_t(cfg_.get(sm::kSharedBytes)) / uint64_t(ctas);
   per = std::min<uint64_t>(per, uint64_t(cfg_.get(runtime::kSharedBytesPerBlock)));
   return per > k.shared_bytes ? size_t(per - k.shared_bytes) : 0;
