@@ -24,7 +24,7 @@ __global__ void per_thread(int** slots, int* sums, int n) {
   free(a);
 }
 
-__global__ void too_big(unsigned long long* got, size_t heap) { *got = (unsigned long long)malloc(heap); }
+__global__ void too_big(unsigned long long* got, size_t heap) { *got = (unsigned long long)malloc(heap + 1); }
 
 int main() {
   size_t heap = 0;
