@@ -10,8 +10,9 @@
 // spread evenly over its 6 grid nodes. Cycles an SM skips draw its idle
 // energy (pipeline with warps resident, idle-SM without), as in the power
 // model. pdn.current_window > 1 (an ablation) smooths each SM's dynamic
-// current by a moving mean over that many steps. The un-core (L2, NoC, memory controllers) is on its own PDN in the
-// thesis (§4.6); its regions here draw pdn.uncore_a each (default 0).
+// current by a moving mean over that many steps. The un-core (L2, NoC,
+// memory controllers) is on its own PDN in the thesis (§4.6); its regions
+// here draw pdn.uncore_a each (default 0).
 //
 // Time: the solver steps at pdn.step_mhz (one nominal cycle). A cycle's
 // energy goes into the steps its time overlaps, in proportion, so SMs on
