@@ -166,7 +166,7 @@ void Pdn::solve_step() {
     const double amps = dyn + s.leak_w / vnom_;
     s.drawn_nj += e + s.leak_w * dt * 1e-3;
     e = 0;
-    for (unsigned nd : sms_[i].nodes) load_[nd] = amps / PdnCircuit::kSiteNodes;
+    for (unsigned nd : s.nodes) load_[nd] = amps / PdnCircuit::kSiteNodes;
   }
   for (unsigned r = 0; r < PdnCircuit::kRegions; ++r)
     for (unsigned nd : PdnCircuit::region_nodes(r)) load_[nd] = uncore_a_ / PdnCircuit::kRegionNodes;

@@ -236,7 +236,8 @@ class Core final : public SmCore {
   void publish(uint64_t skipped);
   // Row of the i-th banked register an instruction reads / writes (its
   // group is read_group[i] / write_group[i]).
-  unsigned banked_row(const Inst* in, unsigned i, bool write) const;
+  unsigned banked_row(const Inst* in, unsigned i, bool write) const;  // throws if there is none
+  bool find_banked_row(const Inst* in, unsigned i, bool write, unsigned& row) const;
   void rf_read_granted(const Inst* in, unsigned i);  // tells the RF access observers
   void report_deadlock() const;
 

@@ -410,24 +410,26 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
 
 // Issue keeps the banked registers only: the i-th of them is the i-th
 // register below the warp's capacity.
-unsigned Core::banked_row(const Inst* in, unsigned i, bool write) const {
+bool Core::find_banked_row(const Inst* in, unsigned i, bool write, unsigned& row) const {
   const unsigned cap = regs_.capacity(in->ws);
   for (uint16_t p : write ? in->op->wr_phys : in->op->rd_phys)
-    if (in->pbase + p < cap && i-- == 0) return regs_.row_of(in->ws, in->pbase + p);
-  throw std::logic_error("sm: instruction has no banked register " + std::to_string(i));
+    if (in->pbase + p < cap && i-- == 0) return row = regs_.row_of(in->ws, in->pbase + p), true;
+  return false;
+}
+
+unsigned Core::banked_row(const Inst* in, unsigned i, bool write) const {
+  unsigned row = 0;
+  if (!find_banked_row(in, i, write, row))
+    throw std::logic_error("sm: instruction has no banked register " + std::to_string(i));
+  return row;
 }
 
 // Read slots past the banked operands are GR-Guard's re-reads of a patch
 // (sm/grguard.h): the register itself was read at its home grant.
 void Core::rf_read_granted(const Inst* in, unsigned i) {
-  const unsigned cap = regs_.capacity(in->ws);
-  unsigned k = i;
-  for (uint16_t p : in->op->rd_phys)
-    if (in->pbase + p < cap && k-- == 0) {
-      const unsigned row = regs_.row_of(in->ws, in->pbase + p);
-      for (RfAccessObserver* o : rf_observers_) o->rf_read(in->read_group[i], row, now_);
-      return;
-    }
+  unsigned row = 0;
+  if (!find_banked_row(in, i, false, row)) return;
+  for (RfAccessObserver* o : rf_observers_) o->rf_read(in->read_group[i], row, now_);
 }
 
 // ---- operand collection: one read per bank group per cycle ----------------------
