@@ -2,14 +2,23 @@
 
 Reads the runs of regress/grguard_deadtime.json: every workload at its default size under GTO, LRR and two-level
 with grguard.deadtime (sm/dead_time.h), the per-cycle entry shares counted against chip 1's fault maps at about
-10% and 30% faulty entries (not applied), and GR-Guard itself at those two points (GTO).
+10% and 30% faulty entries (not applied), how much of the dead time the patching unit can know (dead-bit
+coverage), GR-Guard itself at those two points and at the paper's 1% point (GTO), and the RF-occupancy ablation.
 """
+import math
+
 from report_lib import campaign_time, mean, pct, run_checks, save_page, table
 
 SCHEDS = [("gto", "GTO"), ("lrr", "LRR"), ("two_level", "two-level")]
 RATES = [("0.0036", "10%", 0.20, 0.03), ("0.0094", "30%", 0.15, 0.08)]  # rate, paper's point, dead+good, live+faulty
 POINT = {"gr10": ("0.0036", "rf_block (default)"), "gr30": ("0.0094", "rf_block (default)"),
-         "gr10_point": ("0.0042", "rf_point (ablation)"), "gr30_point": ("0.0086", "rf_point (ablation)")}
+         "gr10_point": ("0.0042", "rf_point (ablation)"), "gr30_point": ("0.0086", "rf_point (ablation)"),
+         "gr10_point_allbits": ("0.0042", "rf_point, `grguard.dead_bits=all`"),
+         "gr1pc_point": ("0.01", "rf_point (ablation)"),
+         "gr1pc_point_half": ("0.01", "rf_point, `sm.max_threads=768`"),
+         "gr1pc_half": ("0.01", "rf_block, `sm.max_threads=768`")}
+LOST = [("divergent", "last read divergent"), ("later_operand", "last read a 3rd+ operand"),
+        ("compiler_live", "not a last use statically"), ("never_read", "never read")]
 PAPER_DEAD = "48-51% (CP under two-level: 10%)"
 
 
@@ -103,6 +112,100 @@ def fault_section(dt):
                    "paper: dead+good / live+faulty"], rows), ""]
 
 
+def lost_share(d, k):
+    return d["lost_dead_cycles"][k] / d["dead_cycles"] if d["dead_cycles"] else None
+
+
+def pooled_lost(runs, k):
+    x, y = sum(r["dead_time"]["lost_dead_cycles"][k] for r in runs), sum(r["dead_time"]["dead_cycles"] for r in runs)
+    return x / y if y else None
+
+
+def coverage_section(dt):
+    dt = [r for r in dt if "known_dead_cycles" in r["dead_time"]]
+    if not dt:
+        return []
+    rows = []
+    for s, label in SCHEDS:
+        rs = [r for r in dt if sched(r) == s]
+        if rs:
+            rows.append([label, len(rs), pct(mean([r["dead_time"]["known_dead_cycles"] / r["dead_time"]["dead_cycles"]
+                                                   for r in rs])),
+                         pct(pooled(rs, "known_dead_cycles", "dead_cycles"))] + [pct(pooled_lost(rs, k)) for k, _ in LOST])
+    per = []
+    for r in sorted((r for r in dt if sched(r) == "gto"), key=lambda r: r["workload"]):
+        d = r["dead_time"]
+        at = d.get("at_rate", {}).get(RATES[0][0])
+        per.append([r["workload"], pct(d["dead_share"]), pct(d["known_dead_cycles"] / d["dead_cycles"])]
+                   + [pct(lost_share(d, k)) for k, _ in LOST]
+                   + ([pct(at["dead_good_entry_cycles"] / at["entry_cycles"]),
+                       pct(at["known_dead_good_entry_cycles"] / at["entry_cycles"])] if at else ["-", "-"]))
+    return ["## What the patching unit can know: dead-bit coverage", "",
+            "The unit learns that a register is dead from a compiler dead bit on a non-divergent read of one of "
+            "the first two source operands (§6.3.1), or, in relgpu, from its warp's exit "
+            "(`grguard.exit_deaths`). *Known*: the share of the oracle's dead time (closed intervals) that "
+            "falls after such a declaration. The rest is charged to why the last read did not declare it: "
+            "divergent (the paper marks only non-divergent reads), a third or later operand (no dead bit), "
+            "not a last use by static liveness (e.g. a loop's last iteration, or a use on another path), or "
+            "never read after the write. An exit after that read recovers the time from the exit on. Shares "
+            "of dead cycles, fault-free runs.", "",
+            table(["scheduler", "runs", "known (mean)", "known (pooled)"] + [f"lost: {t} (pooled)" for _, t in LOST],
+                  rows), "",
+            "Per workload under GTO, and the per-cycle share of RF entries that are dead and good at the 10% "
+            "point (chip 1's map at 0.0036) beside the share the unit knows to be dead and good, the patch "
+            "supply it can draw from:", "",
+            table(["workload", "dead share", "known"] + [f"lost: {t}" for _, t in LOST]
+                  + ["dead and good (oracle)", "known dead and good"], per), ""]
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def occupancy_section(runs, missing):
+    gto = {r["workload"]: r for r in runs if group(r) == "dt" and sched(r) == "gto"}
+    half = {r["workload"]: r for r in runs if group(r) == "base_half"}
+    rows = []
+    for g in ["gr1pc_point", "gr1pc_point_half", "gr1pc_half"]:
+        rs = [r for r in runs if group(r) == g]
+        stops = [m for m in missing if m[0].split("/")[0] == g]
+        if not rs and not stops:
+            continue
+        threads = int(rs[0]["config"].get("sm.max_threads", 1536)) if rs else (768 if "half" in g else 1536)
+        ref = half if threads == 768 else gto
+        vs_same = geomean([r["gpu_sim_cycle"] / ref[r["workload"]]["gpu_sim_cycle"] for r in rs if r["workload"] in ref])
+        vs_full = geomean([r["gpu_sim_cycle"] / gto[r["workload"]]["gpu_sim_cycle"] for r in rs if r["workload"] in gto])
+        occ = geomean([half[w]["gpu_sim_cycle"] / gto[w]["gpu_sim_cycle"] for w in half if w in gto]) if threads == 768 else None
+        rows.append([g, POINT[g][1], threads, len(rs) + len(stops), len(rs),
+                     ", ".join(sorted(r["workload"] for r in rs)) or "none",
+                     pct(vs_same - 1, sign=True) if vs_same else "-", pct(vs_full - 1, sign=True) if vs_full else "-",
+                     pct(occ - 1, sign=True) if occ else "-"])
+    if not rows:
+        return []
+    done = {(group(r), r["workload"]) for r in runs}
+    per = []
+    for w in sorted(half):
+        if w not in gto:
+            continue
+        per.append([w, pct(gto[w]["dead_time"]["unwritten_entry_share"]), pct(half[w]["dead_time"]["unwritten_entry_share"]),
+                    pct(half[w]["gpu_sim_cycle"] / gto[w]["gpu_sim_cycle"] - 1, sign=True)]
+                   + ["completed" if (g, w) in done else "stopped" for g in ["gr1pc_point", "gr1pc_point_half"]])
+    return ["## GR-Guard at the paper's 1% point, and with half the RF holding warps (GTO, chip 1)", "",
+            "`rf.cell_failure_rate=0.01` (the paper's headline point). `sm.max_threads=768` lets half as many "
+            "warps reside, so about half the RF holds warp registers: the ablation of RF occupancy. Time: "
+            "geomean of cycles over the completed runs, against the fault-free run at the same thread limit "
+            "(GR-Guard's own cost) and at 1,536 threads (the paper's baseline); the last column is what the "
+            "thread limit alone costs (`base_half` against `dt`, all 14 workloads).", "",
+            table(["runs", "floorplan", "threads per SM", "runs", "completed", "completed workloads",
+                   "time vs fault-free, same threads", "time vs fault-free, 1,536 threads",
+                   "thread limit alone"], rows), "",
+            "Per workload: the share of RF entries no warp writes (fault-free, per cycle) at each thread limit, "
+            "what the limit alone costs, and GR-Guard at 1% (`rf_point`) with each:", "",
+            table(["workload", "unwritten entries, 1,536 threads", "unwritten entries, 768 threads",
+                   "thread limit alone", "GR-Guard at 1%, 1,536 threads", "GR-Guard at 1%, 768 threads"], per), ""]
+
+
 def grguard_section(gr, missing):
     rows = []
     for g, (rate, fp) in POINT.items():
@@ -148,5 +251,6 @@ def write(runs, out, missing=()):
           "warp register's residency and dead time.", ""]
     md += campaign_time(runs, "grguard_deadtime") + [""]
     md += run_checks(runs, missing)
-    md += dead_section(dt) + workload_section(dt) + fault_section(dt) + grguard_section(gr, missing)
+    md += dead_section(dt) + workload_section(dt) + fault_section(dt) + coverage_section(dt)
+    md += grguard_section(gr, missing) + occupancy_section(runs, missing)
     return save_page(out, "grguard_deadtime", md)

@@ -122,6 +122,7 @@ static void derive_grguard(json& d) {
 // shares of RF entries.
 static void derive_dead_time(json& t) {
   ratio(t, "dead_share", "dead_cycles", "residency_cycles");
+  ratio(t, "known_dead_share", "known_dead_cycles", "dead_cycles");  // dead-bit coverage
   double d = num(t, "dead_cycles") + num(t, "tail_dead_cycles"),
          r = num(t, "residency_cycles") + num(t, "tail_residency_cycles");
   if (r > 0) t["dead_share_with_tails"] = d / r;
@@ -131,6 +132,7 @@ static void derive_dead_time(json& t) {
     ratio(o, "dead_good_share", "dead_good_entry_cycles", "entry_cycles");
     ratio(o, "live_faulty_share", "live_faulty_entry_cycles", "entry_cycles");
     ratio(o, "faulty_entry_share", "faulty_entry_cycles", "entry_cycles");
+    ratio(o, "known_dead_good_share", "known_dead_good_entry_cycles", "entry_cycles");
   };
   fault_shares(t);
   if (t.contains("at_rate") && t["at_rate"].is_object())

@@ -34,14 +34,25 @@ class ActivityObserver {
   virtual void on_cycle(const Activity& a, uint64_t skipped) = 0;
 };
 
+// What an operand read tells GR-Guard's patching unit about its register
+// (sm/grguard.h): kDies = a compiler dead bit on a non-divergent read (the
+// unit marks the WRG dead); the others say why a read does not: the
+// compiler's last use but divergent, a last use on an operand without a
+// dead bit (grguard.dead_bits=two: the third and later), or not a last use
+// by the compiler's static liveness (read again on some path).
+enum class ReadMark : uint8_t { kDies, kDivergent, kLaterOperand, kCompilerLive };
+
 // Warp-register accesses of the RF, by where the register lives (bank group,
 // row): an operand read when the arbitrator grants it, a result when it is
-// written back (all its parts in). Called only for registers in the banks.
+// written back (all its parts in), and each register of a warp that exited
+// with nothing in flight (GR-Guard's exit deaths, grguard.exit_deaths).
+// Called only for registers in the banks.
 class RfAccessObserver {
  public:
   virtual ~RfAccessObserver() = default;
-  virtual void rf_read(unsigned group, unsigned row, uint64_t cycle) = 0;
+  virtual void rf_read(unsigned group, unsigned row, uint64_t cycle, ReadMark mark) = 0;
   virtual void rf_write(unsigned group, unsigned row, uint64_t cycle) = 0;
+  virtual void rf_exit(unsigned group, unsigned row, uint64_t cycle) = 0;
 };
 
 }  // namespace relgpu::sm

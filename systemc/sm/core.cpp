@@ -122,6 +122,8 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
                                        cfg.get(kDeadTimeDebugFirstRead), overlays);
     observers_.push_back(dead_.get());
     rf_observers_.push_back(dead_.get());
+    rf_dead_all_ = cfg.get(kGrGuardDeadBits) == "all";
+    rf_exit_deaths_ = cfg.get(kGrGuardExitDeaths);
   } else if (!cfg.get(kDeadTimeFaultRates).empty()) {
     throw InputError("config key '" + kDeadTimeFaultRates.name + "' needs grguard.deadtime=true");
   }

@@ -65,6 +65,7 @@ struct StaticOp {
   // a dead load result must not land after a newer value of the same entry.
   std::vector<uint16_t> rd_phys, rd_slot, wr_phys, wr_slot, sb_phys, sb_slot;
   uint32_t rd_dead = 0;        // GR-Guard: bit i = rd_phys[i] carries a dead bit (sm/grguard.h)
+  uint32_t rd_dead_all = 0;    // the same with a dead bit on every source operand (grguard.dead_bits=all)
 };
 
 // One warp instruction in flight.
@@ -239,6 +240,7 @@ class Core final : public SmCore {
   unsigned banked_row(const Inst* in, unsigned i, bool write) const;  // throws if there is none
   bool find_banked_row(const Inst* in, unsigned i, bool write, unsigned& row) const;
   void rf_read_granted(const Inst* in, unsigned i);  // tells the RF access observers
+  void rf_warp_exited(unsigned ws);                  // the same, for each register of an exited warp
   void report_deadlock() const;
 
   // config
@@ -340,6 +342,7 @@ class Core final : public SmCore {
   // ---- Register dead time (sm/dead_time.h) ----
   std::unique_ptr<DeadTime> dead_;     // null when grguard.deadtime is false
   std::vector<RfAccessObserver*> rf_observers_;
+  bool rf_dead_all_ = false, rf_exit_deaths_ = false;  // grguard.dead_bits=all, exit_deaths: ReadMark, rf_exit
   std::vector<std::shared_ptr<const reliability::Chip>> dead_chips_;  // grguard.deadtime_fault_rates maps
   // ---- end register dead time ----
 

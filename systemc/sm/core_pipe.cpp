@@ -40,7 +40,8 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
   };
   split(uses, o.rd_phys, o.rd_slot);
   split(defs, o.wr_phys, o.wr_slot);
-  o.rd_dead = dead_reads(fn, in, o.rd_phys);
+  o.rd_dead = dead_reads(fn, in, o.rd_phys, 2);
+  o.rd_dead_all = dead_reads(fn, in, o.rd_phys, 32);
   o.sb_phys = o.rd_phys;
   o.sb_phys.insert(o.sb_phys.end(), o.wr_phys.begin(), o.wr_phys.end());
   dedupe(o.sb_phys);
@@ -429,7 +430,25 @@ unsigned Core::banked_row(const Inst* in, unsigned i, bool write) const {
 void Core::rf_read_granted(const Inst* in, unsigned i) {
   unsigned row = 0;
   if (!find_banked_row(in, i, false, row)) return;
-  for (RfAccessObserver* o : rf_observers_) o->rf_read(in->read_group[i], row, now_);
+  // As GR-Guard presents the read to its unit (GrGuard::granted).
+  const func::Warp* w = warps_[in->ws].w;
+  ReadMark mark = ReadMark::kCompilerLive;
+  if (in->op->rd_dead_all >> i & 1) {
+    if (w && in->f.active != (w->valid & ~w->exited))
+      mark = ReadMark::kDivergent;
+    else
+      mark = ((rf_dead_all_ ? in->op->rd_dead_all : in->op->rd_dead) >> i & 1) ? ReadMark::kDies
+                                                                                : ReadMark::kLaterOperand;
+  }
+  for (RfAccessObserver* o : rf_observers_) o->rf_read(in->read_group[i], row, now_, mark);
+}
+
+void Core::rf_warp_exited(unsigned ws) {
+  if (!rf_exit_deaths_) return;
+  const unsigned base = regs_.row_of(ws, 0);
+  for (unsigned g = 0; g < rf_.groups(); ++g)
+    for (unsigned r = base; r < base + rows_per_warp_ && r < rf_.entries(); ++r)
+      for (RfAccessObserver* o : rf_observers_) o->rf_exit(g, r, now_);
 }
 
 // ---- operand collection: one read per bank group per cycle ----------------------
@@ -579,6 +598,7 @@ void Core::complete(Inst* in) {
   }
   unsigned cs = s.cta_slot;
   if (gr_ && w.done && !s.inflight) gr_->warp_exited(in->ws);  // GR-Guard: its registers are dead
+  if (!rf_observers_.empty() && w.done && !s.inflight) rf_warp_exited(in->ws);
   free_inst(in);
   if (w.done) cta_check(cs);
 }

@@ -60,6 +60,7 @@ DeadTime::Sums DeadTime::zero() const {
   Sums s;
   s.dead_good.assign(faulty_.size(), 0);
   s.live_faulty.assign(faulty_.size(), 0);
+  s.known_good.assign(faulty_.size(), 0);
   return s;
 }
 
@@ -70,19 +71,26 @@ void DeadTime::begin_launch() {
   end_ = 0;
 }
 
-void DeadTime::rf_read(unsigned group, unsigned row, uint64_t cycle) {
+void DeadTime::rf_read(unsigned group, unsigned row, uint64_t cycle, ReadMark mark) {
   Wrg& w = wrg_[size_t(group) * rows_ + row];
   if (w.write == kNone) return;  // not written in this launch: no residency to read from
+  if (mark == ReadMark::kDies && w.declared == kNone) w.declared = cycle;
   if (first_read_ && w.read != kNone) return;
   w.read = cycle;
+  w.mark = mark;
+}
+
+void DeadTime::rf_exit(unsigned group, unsigned row, uint64_t cycle) {
+  Wrg& w = wrg_[size_t(group) * rows_ + row];
+  if (w.write != kNone && w.declared == kNone) w.declared = cycle;
 }
 
 void DeadTime::rf_write(unsigned group, unsigned row, uint64_t cycle) {
   const size_t i = size_t(group) * rows_ + row;
   Wrg& w = wrg_[i];
   close(i, w, cycle, closed_);
+  w = Wrg{};
   w.write = cycle;
-  w.read = kNone;
 }
 
 void DeadTime::on_cycle(const Activity& a, uint64_t skipped) {
@@ -100,9 +108,17 @@ void DeadTime::close(size_t i, const Wrg& w, uint64_t end, Sums& s) const {
   s.dead += dead;
   s.live_entries += live * span_;
   s.dead_entries += dead * span_;
+  // Coverage: the unit knows the dead time after its declaration.
+  const uint64_t from = std::max(w.read == kNone ? w.write : w.read, w.declared == kNone ? end : w.declared);
+  const uint64_t known = end - std::min(from, end);
+  s.known += known;
+  if (dead > known) {
+    s.lost[w.read == kNone ? kNeverRead : unsigned(w.mark)] += dead - known;
+  }
   for (size_t m = 0; m < faulty_.size(); ++m) {
     s.dead_good[m] += dead * (span_ - faulty_[m][i]);
     s.live_faulty[m] += live * faulty_[m][i];
+    s.known_good[m] += known * (span_ - faulty_[m][i]);
   }
 }
 
@@ -114,6 +130,9 @@ config::json DeadTime::stats() const {
   j["intervals"] = closed_.intervals;
   j["residency_cycles"] = closed_.residency;
   j["dead_cycles"] = closed_.dead;
+  j["known_dead_cycles"] = closed_.known;
+  static const char* const kWhy[kLostN] = {"marked", "divergent", "later_operand", "compiler_live", "never_read"};
+  for (unsigned k = 0; k < kLostN; ++k) j["lost_dead_cycles"][kWhy[k]] = closed_.lost[k];
   j["tail_intervals"] = tail.intervals;
   j["tail_residency_cycles"] = tail.residency;
   j["tail_dead_cycles"] = tail.dead;
@@ -128,6 +147,7 @@ config::json DeadTime::stats() const {
     o["faulty_entry_cycles"] = cycles * faulty;
     o["dead_good_entry_cycles"] = closed_.dead_good[m] + tail.dead_good[m];
     o["live_faulty_entry_cycles"] = closed_.live_faulty[m] + tail.live_faulty[m];
+    o["known_dead_good_entry_cycles"] = closed_.known_good[m] + tail.known_good[m];
   }
   return j;
 }

@@ -30,6 +30,15 @@
 // shares against the chip's maps at other cell failure rates, faults not
 // applied: the run needs no GR-Guard and cannot stop, so every workload and
 // scheduler gives the characterisation at the paper's fault points.
+//
+// Dead-bit coverage: what GR-Guard's patching unit can know of that dead
+// time. A WRG is *declared* dead from the first read that marks it
+// (ReadMark::kDies) or from its warp's exit (rf_exit), as the unit's Dead
+// map would be. Of each closed interval's dead time, the part after the
+// declaration (and after the last read) is known; the rest is lost, and is
+// charged to why the last read did not mark it: never read, divergent, a
+// later operand without a dead bit, or static liveness (e.g. a loop's last
+// iteration); an exit after that read recovers the time from the exit on.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -77,19 +86,29 @@ class DeadTime final : public RfAccessObserver, public ActivityObserver {
            bool first_read = false, const std::vector<Named>& overlays = {});
 
   void begin_launch();  // every WRG unwritten; the window opens at the next cycle
-  void rf_read(unsigned group, unsigned row, uint64_t cycle) override;
+  void rf_read(unsigned group, unsigned row, uint64_t cycle, ReadMark mark) override;
   void rf_write(unsigned group, unsigned row, uint64_t cycle) override;
+  void rf_exit(unsigned group, unsigned row, uint64_t cycle) override;
   void on_cycle(const Activity& a, uint64_t skipped) override;  // the window's bounds
   // Counters, with open intervals closed at the end of the window as tails.
   config::json stats() const;
 
  private:
   static constexpr uint64_t kNone = ~uint64_t(0);
-  struct Wrg { uint64_t write = kNone, read = kNone; };  // last write; last (or first) read after it
+  // Why dead time was lost to the unit: the last read's ReadMark (kDies
+  // loses none), or no read at all.
+  static constexpr unsigned kNeverRead = 4, kLostN = 5;
+  struct Wrg {
+    uint64_t write = kNone, read = kNone;  // last write; last (or first) read after it
+    uint64_t declared = kNone;             // first marking read or exit after the write
+    ReadMark mark = ReadMark::kCompilerLive;  // of the last read
+  };
   struct Sums {
     uint64_t intervals = 0, residency = 0, dead = 0;     // in cycles
     uint64_t live_entries = 0, dead_entries = 0;         // entry-cycles
     std::vector<uint64_t> dead_good, live_faulty;        // entry-cycles, per map (0: the run's own)
+    uint64_t known = 0, lost[kLostN] = {};               // closed intervals' dead cycles (coverage)
+    std::vector<uint64_t> known_good;                    // entry-cycles known dead and good, per map
   };
   Sums zero() const;
   // Adds the interval [w.write, end) of WRG `i` to `s`.

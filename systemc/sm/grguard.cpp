@@ -18,12 +18,12 @@ namespace {
 constexpr unsigned kSlots = sizeof(Inst::read_group);  // read slots per instruction
 }  // namespace
 
-uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::vector<uint16_t>& rd_phys) {
+uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::vector<uint16_t>& rd_phys,
+                    unsigned operands) {
   std::vector<int32_t> uses;
   ptx::instr_uses(in, uses);
   uint32_t bits = 0;
-  // Two dead bits per instruction (§6.3.1): the first two source operands.
-  for (size_t k = 0; k < 2 && k < uses.size(); ++k) {
+  for (size_t k = 0; k < operands && k < uses.size() && k < 32; ++k) {
     int32_t v = uses[k];
     if (!(in.info.dead_mask >> k & 1) || v < 0 || size_t(v) >= fn.phys_reg.size() || fn.phys_reg[size_t(v)] < 0 ||
         fn.regs[size_t(v)].type == ptx::Type::pred)
@@ -75,6 +75,7 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   copies_.assign(slots * 32, 0);
   xreads_.assign(slots, XRead{});
   false_dead_ = uint64_t(cfg.get(kGrGuardDebugFalseDead));
+  dead_all_ = cfg.get(kGrGuardDeadBits) == "all";
   patched_.assign(p_.num_wrg(), 0);
   live_.assign(p_.num_wrg(), 0);
   doomed_.assign(p_.num_wrg(), 0);
@@ -165,7 +166,7 @@ void GrGuard::granted(Inst* in, unsigned slot) {
   p.slot = uint8_t(slot);
   p.row = urow(row);
   p.div = in->f.active != full_mask(in);
-  p.dead = in->op->rd_dead >> slot & 1;
+  p.dead = (dead_all_ ? in->op->rd_dead_all : in->op->rd_dead) >> slot & 1;
   if (false_dead_ && !p.dead && !p.div && ++false_dead_seen_ % false_dead_ == 0) p.dead = true;  // debug mutant
 }
 

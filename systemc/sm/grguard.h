@@ -101,6 +101,13 @@ inline const config::Key<std::string> kGrGuardOccupiedMove{
     "paper words it (§6.3.3; C++ model only, --rtl refuses it; with unused_first the two measure the same)",
     std::vector<std::string>{"whole", "entries"}};
 
+inline const config::Key<std::string> kGrGuardDeadBits{
+    "grguard.dead_bits", "two", "",
+    "GR-Guard: which source operands carry the compiler's dead bit: two = the first two (the paper, §6.3.1), "
+    "all = every source register (an ablation of dead-bit coverage: registers last read as a third operand, "
+    "e.g. an FMA's addend or a store's value, are declared dead too). Divergent reads never mark (the paper)",
+    std::vector<std::string>{"two", "all"}};
+
 inline const config::Key<int64_t> kGrGuardDebugFalseDead{
     "grguard.debug_false_dead", 0, "reads",
     "Debug mutant for tests: every Nth non-divergent operand read without a compiler dead bit is presented to "
@@ -124,9 +131,11 @@ struct GrInst {
 };
 
 // Bit i: read slot i (StaticOp::rd_phys[i]) carries a compiler dead bit,
-// i.e. it belongs to one of the first two source operands and is not read
-// again before it is rewritten (ptx InstrInfo::dead_mask bits 0 and 1).
-uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::vector<uint16_t>& rd_phys);
+// i.e. it belongs to one of the first `operands` source operands (the
+// paper: 2) and is not read again before it is rewritten (ptx
+// InstrInfo::dead_mask).
+uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::vector<uint16_t>& rd_phys,
+                    unsigned operands);
 
 class Core;
 struct Inst;
@@ -232,6 +241,7 @@ class GrGuard final : public Placement {
   std::vector<XRead> xreads_;       // per collector and read slot
   Latch latch_;
   uint64_t false_dead_ = 0, false_dead_seen_ = 0;  // grguard.debug_false_dead
+  bool dead_all_ = false;                          // grguard.dead_bits=all
   std::vector<uint8_t> patched_;    // per WRG: has a patch (from outputs and inputs)
   // Per WRG, from what the SM presented: written since it last died (the
   // unit's Dead bit is 0), and a death notification is queued for it

@@ -1,7 +1,8 @@
 // Register dead time in the whole timing model (sm/dead_time.h): it is stats
 // only (cycles and results unchanged), its counters are consistent, the
-// first-read mutant raises the dead time, the entry shares follow the run's
-// fault map under GR-Guard, and GR-Guard reports the spill lines it used.
+// first-read mutant raises the dead time, the dead-bit coverage adds up and
+// follows grguard.dead_bits and grguard.exit_deaths, the entry shares follow
+// the run's fault map under GR-Guard, and GR-Guard reports the spill lines.
 #include "gpu/stats.h"
 #include "gpu_test_util.h"
 
@@ -59,6 +60,33 @@ TEST(DeadTimeRun, FirstReadMutantRaisesDeadTime) {
   EXPECT_EQ(exact["dead_time"]["residency_cycles"], mutant["dead_time"]["residency_cycles"]);
   // nbody reads its position registers many times between writes.
   EXPECT_GT(u(mutant["dead_time"], "dead_cycles"), u(exact["dead_time"], "dead_cycles"));
+}
+
+uint64_t lost(const config::json& d) {
+  uint64_t n = 0;
+  for (auto& v : d.at("lost_dead_cycles")) n += v.get<uint64_t>();
+  return n;
+}
+
+TEST(DeadTimeRun, CoverageAddsUpAndFollowsTheDeadBits) {
+  config::json two = run("matmul", {"grguard.deadtime=true"});
+  config::json all = run("matmul", {"grguard.deadtime=true", "grguard.dead_bits=all"});
+  config::json noexit = run("matmul", {"grguard.deadtime=true", "grguard.exit_deaths=false"});
+  for (auto* j : {&two, &all, &noexit}) {
+    ASSERT_FALSE(j->contains("error")) << (*j)["error"];
+    const config::json& d = (*j)["dead_time"];
+    EXPECT_EQ(u(d, "known_dead_cycles") + lost(d), u(d, "dead_cycles"));
+    EXPECT_EQ(d["lost_dead_cycles"]["marked"], 0u) << "a marking last read loses nothing";
+  }
+  const config::json &a = two["dead_time"], &b = all["dead_time"], &c = noexit["dead_time"];
+  EXPECT_GT(u(a, "known_dead_cycles"), 0u);
+  // matmul's FMAs read registers for the last time as their third operand.
+  EXPECT_GT(u(a["lost_dead_cycles"], "later_operand"), 0u);
+  EXPECT_EQ(u(b["lost_dead_cycles"], "later_operand"), 0u);
+  EXPECT_GT(u(b, "known_dead_cycles"), u(a, "known_dead_cycles"));
+  // Without exit deaths, registers last read without a mark stay unknown to the end.
+  EXPECT_LT(u(c, "known_dead_cycles"), u(a, "known_dead_cycles"));
+  EXPECT_EQ(two["gpu_sim_cycle"], all["gpu_sim_cycle"]) << "no GR-Guard: the switch changes only what is counted";
 }
 
 TEST(DeadTimeRun, SharesFollowTheFaultMapUnderGrGuard) {

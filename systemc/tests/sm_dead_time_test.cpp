@@ -1,7 +1,8 @@
 // Register dead time (sm/dead_time.h) on a hand-made access sequence: the
 // residency and dead cycles are exact, launch-end tails are apart, the
 // per-cycle entry shares use the fault map (2+ bad cells = faulty), and the
-// first-read mutant changes the numbers.
+// first-read mutant changes the numbers; the dead-bit coverage charges each
+// lost dead cycle to why the last read did not declare the register dead.
 #include <gtest/gtest.h>
 
 #include "common/error.h"
@@ -12,6 +13,7 @@ using namespace relgpu;
 namespace {
 
 constexpr unsigned kGroups = 2, kRows = 4, kSpan = 8;
+constexpr auto kLive = sm::ReadMark::kCompilerLive, kDies = sm::ReadMark::kDies;
 
 void tick(sm::DeadTime& d, uint64_t cycle, uint64_t skipped = 0) {
   sm::Activity a;
@@ -30,13 +32,13 @@ config::json run(const reliability::RfFaults* faults, bool first_read = false,
   d.rf_write(0, 0, 100);
   tick(d, 100);
   d.rf_write(1, 2, 101);
-  d.rf_read(1, 3, 101);  // never written: not a residency
+  d.rf_read(1, 3, 101, kDies);  // never written: not a residency
   tick(d, 101);
-  d.rf_read(0, 0, 103);
-  d.rf_read(1, 2, 104);
-  d.rf_read(0, 0, 107);
+  d.rf_read(0, 0, 103, kLive);
+  d.rf_read(1, 2, 104, kLive);
+  d.rf_read(0, 0, 107, kDies);
   d.rf_write(0, 0, 110);
-  d.rf_read(0, 0, 112);
+  d.rf_read(0, 0, 112, kLive);
   d.rf_write(0, 0, 120);
   d.rf_write(0, 0, 125);
   tick(d, 109, 20);  // cycles 110..129 skipped in one call
@@ -88,6 +90,37 @@ TEST(DeadTime, EntrySharesFollowTheFaultMap) {
   EXPECT_EQ(o["at_rate"]["0.01"]["entry_cycles"], j["entry_cycles"]);
 }
 
+TEST(DeadTime, CoverageChargesEachLostCycleToItsReason) {
+  config::json j = run(nullptr);
+  // (0,0): declared at 107 (its last read): all 3 known; read at 112 without
+  // a mark: 8 lost (static liveness); written unread at 120: 5 lost.
+  EXPECT_EQ(j["known_dead_cycles"], 3u);
+  EXPECT_EQ(j["lost_dead_cycles"]["compiler_live"], 8u);
+  EXPECT_EQ(j["lost_dead_cycles"]["never_read"], 5u);
+  EXPECT_EQ(j["lost_dead_cycles"]["marked"], 0u);
+
+  sm::DeadTime d(kGroups, kRows, kSpan, nullptr);
+  d.begin_launch();
+  d.rf_write(0, 0, 10);
+  d.rf_read(0, 0, 12, kDies);  // declared; a later read by an older instruction still comes
+  d.rf_read(0, 0, 14, kLive);
+  d.rf_write(0, 0, 20);        // dead 6, all known (from the last read)
+  d.rf_read(0, 0, 21, sm::ReadMark::kDivergent);
+  d.rf_write(0, 0, 30);        // dead 9 lost: divergent
+  d.rf_read(0, 0, 31, sm::ReadMark::kLaterOperand);
+  d.rf_exit(0, 0, 35);         // the warp exits: known from here
+  d.rf_write(0, 0, 40);        // dead 9: 5 known, 4 lost to the later operand
+  d.rf_exit(0, 1, 41);         // never written: nothing to declare
+  tick(d, 10, 40);
+  config::json c = d.stats();
+  EXPECT_EQ(c["dead_cycles"], 24u);
+  EXPECT_EQ(c["known_dead_cycles"], 11u);
+  EXPECT_EQ(c["lost_dead_cycles"]["divergent"], 9u);
+  EXPECT_EQ(c["lost_dead_cycles"]["later_operand"], 4u);
+  EXPECT_EQ(c["lost_dead_cycles"]["compiler_live"], 0u);
+  EXPECT_EQ(c["known_dead_good_entry_cycles"], 11u * kSpan);
+}
+
 TEST(DeadTime, OverlayRatesAreCheckedAndBuilt) {
   reliability::RfGeometry g;
   g.sms = 1;
@@ -113,7 +146,7 @@ TEST(DeadTime, BeginLaunchStartsAfresh) {
   sm::DeadTime d(kGroups, kRows, kSpan, nullptr);
   d.begin_launch();
   d.rf_write(0, 1, 5);
-  d.rf_read(0, 1, 6);
+  d.rf_read(0, 1, 6, kLive);
   tick(d, 5);
   d.begin_launch();  // the next kernel: nothing carries over
   tick(d, 50);
