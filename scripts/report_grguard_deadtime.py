@@ -16,7 +16,16 @@ POINT = {"gr10": ("0.0036", "rf_block (default)"), "gr30": ("0.0094", "rf_block 
          "gr10_point_allbits": ("0.0042", "rf_point, `grguard.dead_bits=all`"),
          "gr1pc_point": ("0.01", "rf_point (ablation)"),
          "gr1pc_point_half": ("0.01", "rf_point, `sm.max_threads=768`"),
-         "gr1pc_half": ("0.01", "rf_block, `sm.max_threads=768`")}
+         "gr1pc_half": ("0.01", "rf_block, `sm.max_threads=768`"),
+         "cost_per_group": ("0.01", "rf_point, 768 threads, `grguard.selections=per_group`"),
+         "cost_latency": ("0.01", "rf_point, 768 threads, `grguard.patch_cost=latency`"),
+         "cost_none": ("0.01", "rf_point, 768 threads, `grguard.patch_cost=none`"),
+         "cost_both": ("0.01", "rf_point, 768 threads, per_group and none")}
+COST = [("gr1pc_point_half", "as built"), ("cost_per_group", "a selection per bank group"),
+        ("cost_latency", "patch port free"), ("cost_none", "patch access free"),
+        ("cost_both", "patch access free, a selection per group")]
+MIX = ["normal", "normal_patch", "patch_occupied", "spill"]
+PAPER_MIX = "56 / 30 / 13 / 1%"
 LOST = [("divergent", "last read divergent"), ("later_operand", "last read a 3rd+ operand"),
         ("compiler_live", "not a last use statically"), ("never_read", "never read")]
 PAPER_DEAD = "48-51% (CP under two-level: 10%)"
@@ -206,6 +215,34 @@ def occupancy_section(runs, missing):
                    "thread limit alone", "GR-Guard at 1%, 1,536 threads", "GR-Guard at 1%, 768 threads"], per), ""]
 
 
+def cost_section(runs):
+    half = {r["workload"]: r for r in runs if group(r) == "base_half"}
+    by = {(group(r), r["workload"]): r for r in runs}
+    if not any((g, w) in by for g, _ in COST[1:] for w in half):
+        return []
+    rows, both = [], []
+    for w in sorted(half):
+        cells = [w]
+        for g, _ in COST:
+            r = by.get((g, w))
+            cells.append(pct(r["gpu_sim_cycle"] / half[w]["gpu_sim_cycle"] - 1, sign=True) if r else "stopped")
+        rows.append(cells)
+        if all((g, w) in by for g, _ in COST):
+            both.append(w)
+    gm = ["geomean over the workloads no variant stops (" + ", ".join(both) + ")"]
+    for g, _ in COST:
+        x = geomean([by[(g, w)]["gpu_sim_cycle"] / half[w]["gpu_sim_cycle"] for w in both])
+        gm.append(pct(x - 1, sign=True) if x else "-")
+    return ["## Where GR-Guard's time goes (1% point, `rf_point`, 768 threads, GTO, chip 1)", "",
+            "Cycles against the fault-free run at the same thread limit (`base_half`), with one timing choice "
+            "switched at a time: `grguard.selections=per_group` (each write port's group selects in its own map "
+            "bank, as well as the one global selection), `grguard.patch_cost=latency` (a same-group patch access "
+            "still comes a cycle later but leaves the group's port free, as if the banks had a second port), "
+            "`grguard.patch_cost=none` (it costs nothing). The data moves as built in every variant, and every "
+            "completed run passes its output check.", "",
+            table(["workload"] + [t for _, t in COST], rows + [gm]), ""]
+
+
 def grguard_section(gr, missing):
     rows = []
     for g, (rate, fp) in POINT.items():
@@ -232,11 +269,18 @@ def grguard_section(gr, missing):
     for r in sorted(gr, key=lambda r: (group(r), r["workload"])):
         g = r["grguard"]
         n = sum(g["accesses"].values()) or 1
+        e = g.get("entry_accesses")
+        ne = sum(e.values()) if e else 0
         per.append([group(r), r["workload"], f"{r['gpu_sim_cycle']:,}", int(g.get("max_spill_lines", 0)),
-                    pct(g["accesses"]["spill"] / n, 2), pct(r["dead_time"]["dead_share"])])
+                    pct(g["accesses"]["spill"] / n, 2), pct(r["dead_time"]["dead_share"]),
+                    " / ".join(f"{g['accesses'][k] / n * 100:.0f}" for k in MIX) + "%",
+                    " / ".join(f"{e[k] / ne * 100:.0f}" for k in MIX) + "%" if ne else "-"])
     if per:
-        md += ["Completed GR-Guard runs:", "",
-               table(["runs", "workload", "cycles", "most spill lines", "spill accesses", "dead share"], per), ""]
+        md += ["Completed GR-Guard runs, with the unit's access mix (normal / normal-patch / patch-occupied / "
+               "spill) counted per WRG access and per entry (the good entries of a patched WRG count as normal; "
+               f"the paper gives {PAPER_MIX} and does not say which it counts):", "",
+               table(["runs", "workload", "cycles", "most spill lines", "spill accesses", "dead share",
+                      "mix per access", "mix per entry"], per), ""]
     return md
 
 
@@ -252,5 +296,5 @@ def write(runs, out, missing=()):
     md += campaign_time(runs, "grguard_deadtime") + [""]
     md += run_checks(runs, missing)
     md += dead_section(dt) + workload_section(dt) + fault_section(dt) + coverage_section(dt)
-    md += grguard_section(gr, missing) + occupancy_section(runs, missing)
+    md += grguard_section(gr, missing) + occupancy_section(runs, missing) + cost_section(runs)
     return save_page(out, "grguard_deadtime", md)

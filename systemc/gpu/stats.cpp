@@ -1,5 +1,7 @@
 #include "gpu/stats.h"
 
+#include <utility>
+
 #include "mem/loscache.h"
 #include "power/chip_power.h"
 #include "power/l2_energy.h"
@@ -99,13 +101,15 @@ static void derive_dram(json& m, double time_ps) {
 // (the spill way takes L1 capacity) and the RF energy beside its counters.
 static void derive_grguard(json& d) {
   json& g = d["grguard"];
-  if (g.contains("accesses") && g["accesses"].is_object()) {
-    const json acc = g["accesses"];  // a copy: adding keys to g may move its members
+  // Shares of each class, per access (WRG) and per entry.
+  for (auto [from, to] : {std::pair{"accesses", "access_mix"}, std::pair{"entry_accesses", "entry_mix"}}) {
+    if (!g.contains(from) || !g[from].is_object()) continue;
+    const json acc = g[from];  // a copy: adding keys to g may move its members
     double n = 0;
     for (auto& v : acc) n += v.get<double>();
     json mix = json::object();
     for (auto it = acc.begin(); it != acc.end(); ++it) mix[it.key()] = n > 0 ? it->get<double>() / n : 0.0;
-    g["access_mix"] = std::move(mix);
+    g[to] = std::move(mix);
   }
   if (d.contains("sm_total") && d["sm_total"].contains("l1d")) {
     const json& l1 = d["sm_total"]["l1d"];

@@ -49,6 +49,7 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   c_.l1_.set_spill_ways(spill_ways);
   p_.l1_lines = c_.l1_.sets() * spill_ways;  // one line per set and reserved way
   p_.occupied_entries = cfg.get(kGrGuardOccupiedMove) == "entries";
+  p_.per_group_select = cfg.get(kGrGuardSelections) == "per_group";
   reverse_rows_ = cfg.get(kGrGuardPatchOrder) == "unused_first";
   try {
     p_.check();
@@ -76,6 +77,8 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   xreads_.assign(slots, XRead{});
   false_dead_ = uint64_t(cfg.get(kGrGuardDebugFalseDead));
   dead_all_ = cfg.get(kGrGuardDeadBits) == "all";
+  patch_port_ = cfg.get(kGrGuardPatchCost) == "full";
+  patch_latency_ = cfg.get(kGrGuardPatchCost) != "none";
   patched_.assign(p_.num_wrg(), 0);
   live_.assign(p_.num_wrg(), 0);
   doomed_.assign(p_.num_wrg(), 0);

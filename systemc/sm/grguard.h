@@ -108,6 +108,22 @@ inline const config::Key<std::string> kGrGuardDeadBits{
     "e.g. an FMA's addend or a store's value, are declared dead too). Divergent reads never mark (the paper)",
     std::vector<std::string>{"two", "all"}};
 
+inline const config::Key<std::string> kGrGuardSelections{
+    "grguard.selections", "one", "",
+    "GR-Guard: patch selections per cycle when several writes need one: one = a single selection tree over "
+    "all 1,024 WRGs (the RTL; the paper's one priority encoder, §6.3.4), per_group = also one in each other "
+    "write port's own bank group (the maps are banked per group; the spec leaves this open). C++ model only, "
+    "--rtl refuses it: an ablation of the write throughput",
+    std::vector<std::string>{"one", "per_group"}};
+
+inline const config::Key<std::string> kGrGuardPatchCost{
+    "grguard.patch_cost", "full", "",
+    "GR-Guard: what a same-group patch access (kind 1) costs: full = a cycle later on the group's port, which "
+    "it takes that cycle (the paper's +1 cycle, §6.3.3); latency = a cycle later, the port left free (as if "
+    "the banks had a second port); none = neither. An ablation that splits GR-Guard's time cost; the data "
+    "moves as in full",
+    std::vector<std::string>{"full", "latency", "none"}};
+
 inline const config::Key<int64_t> kGrGuardDebugFalseDead{
     "grguard.debug_false_dead", 0, "reads",
     "Debug mutant for tests: every Nth non-divergent operand read without a compiler dead bit is presented to "
@@ -174,6 +190,7 @@ class GrGuard final : public Placement {
   struct Stats {
     uint64_t rd[4] = {}, wr[4] = {};           // by Mix
     uint64_t rd_kind[4] = {}, wr_kind[4] = {}; // by block kind (0 normal, 1 same, 2 cross, 3 spill)
+    uint64_t entries[4] = {};                  // entry accesses by Mix: a moved entry takes its access's class
     uint64_t selections = 0, kept = 0, retries = 0, stall_cycles = 0, spill_way_cycles = 0;
     uint64_t l1_spill = 0, lookups = 0;
     // Bank-entry counts added to the SM's per-bank rf reads/writes by patch
@@ -242,6 +259,7 @@ class GrGuard final : public Placement {
   Latch latch_;
   uint64_t false_dead_ = 0, false_dead_seen_ = 0;  // grguard.debug_false_dead
   bool dead_all_ = false;                          // grguard.dead_bits=all
+  bool patch_port_ = true, patch_latency_ = true;  // grguard.patch_cost
   std::vector<uint8_t> patched_;    // per WRG: has a patch (from outputs and inputs)
   // Per WRG, from what the SM presented: written since it last died (the
   // unit's Dead bit is 0), and a death notification is queued for it

@@ -128,8 +128,11 @@ std::string GrGuard::census(uint32_t w) const {
 
 // One access through the unit: its mix class, kind and moved entries.
 void GrGuard::count_access(bool write, unsigned k, uint32_t m, uint32_t wrg) {
-  ++(write ? st_.wr : st_.rd)[mix(k, m, wrg)];
+  const unsigned c = mix(k, m, wrg), n = unsigned(__builtin_popcount(m));
+  ++(write ? st_.wr : st_.rd)[c];
   ++(write ? st_.wr_kind : st_.rd_kind)[k];
+  st_.entries[kNormal] += span_ - n;  // per entry: the moved ones take the access's class
+  if (c != kNormal) st_.entries[c] += n;
   uint64_t& moved = k == 3 ? (write ? st_.spilled_wr : st_.spilled_rd) : (write ? st_.moved_wr : st_.moved_rd);
   moved += unsigned(__builtin_popcount(m));
 }
@@ -147,8 +150,8 @@ void GrGuard::apply_reads(const blocks::PatchingUnitIn& pin, const blocks::Patch
     // The patch entries: kind 1 are read on the port claimed for this cycle
     // (nothing can write them before: the target's Patch bit is still set).
     if (k == 1) {
-      in->gr.hold = std::max(in->gr.hold, c_.now_ + 1);
-      claim_rd_ |= uint64_t(1) << g;
+      if (patch_latency_) in->gr.hold = std::max(in->gr.hold, c_.now_ + 1);
+      if (patch_port_) claim_rd_ |= uint64_t(1) << g;
       count_patch(false, g, m);
       copy_entries(copy_of(in, p.slot), patch_words(tgt), m);
     } else if (k == 2) {
@@ -208,8 +211,8 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     live_[w] = 1;
     set_place(w, Place{uint8_t(k), m, tgt});
     if (k == 1) {
-      s.wr_hold = std::max(s.wr_hold, c.now_ + 1);
-      claim_wr_ |= uint64_t(1) << g;
+      if (patch_latency_) s.wr_hold = std::max(s.wr_hold, c.now_ + 1);
+      if (patch_port_) claim_wr_ |= uint64_t(1) << g;
       count_patch(true, g, m);
     } else if (k == 2) {
       s.xg[s.nx++] = uint8_t(tgt / p_.rows);
@@ -327,6 +330,7 @@ config::json GrGuard::stats() const {
   config::json j = config::json::object();
   for (unsigned i = 0; i < 4; ++i) {
     j["accesses"][kMix[i]] = st_.rd[i] + st_.wr[i];
+    j["entry_accesses"][kMix[i]] = st_.entries[i];
     j["reads"][kMix[i]] = st_.rd[i];
     j["writes"][kMix[i]] = st_.wr[i];
     j["read_kinds"][kKind[i]] = st_.rd_kind[i];

@@ -104,3 +104,29 @@ TEST(PatchingUnitModel, OccupiedWriteMovesWholeOrEntries) {
     EXPECT_EQ(m.stats().whole_selections, 1u);
   }
 }
+
+// Two writes needing a patch in one cycle: one selection per cycle (the RTL)
+// retries the second; per_group_select (an ablation) serves both, each in its
+// own group.
+TEST(PatchingUnitModel, PerGroupSelectServesTwoWritesInOneCycle) {
+  for (bool per_group : {false, true}) {
+    auto p = small();  // 2 groups x 16 rows
+    p.per_group_select = per_group;
+    EXPECT_EQ(p.describe().find("per_group_select") != std::string::npos, per_group);
+    PatchingUnitModel m(p);
+    start(m, {{2, 0b0100}, {16 + 3, 0b0010}});  // WRG 2 (group 0) and WRG 19 (group 1) faulty
+    PatchingUnitIn wr;
+    wr.wr_valid_i = 0b11;
+    wr.wr_row_i = 2 | (3u << 4);  // 4-bit rows
+    auto o = m.cycle(wr);
+    EXPECT_EQ(o.wr_kind_o & 3, uint64_t(PatchingUnitModel::kSame));
+    EXPECT_EQ(o.wr_retry_o, per_group ? 0u : 0b10u);
+    EXPECT_EQ(m.index_valid(19), per_group);
+    if (per_group) {
+      EXPECT_EQ(o.wr_kind_o >> 2 & 3, uint64_t(PatchingUnitModel::kSame));
+      EXPECT_EQ(m.index(19).tgt / 16, 1u);  // a patch in its own group
+      EXPECT_TRUE(m.patch(m.index(19).tgt));
+    }
+    EXPECT_EQ(m.stats().retry_serial, per_group ? 0u : 1u);
+  }
+}

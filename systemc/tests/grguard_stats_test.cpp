@@ -223,6 +223,37 @@ TEST(GrGuardStats, PatchOrderAndOccupiedMoveSwitches) {
   EXPECT_LT(per_access(e), per_access(w));
 }
 
+// The timing ablations that split GR-Guard's time cost change cycles, not
+// results: per-group selections and a free patch port each save cycles, a
+// patch access that costs nothing saves more, and every output still passes.
+TEST(GrGuardStats, TimeCostAblationsSaveCyclesNotData) {
+  const std::string sms = "gpu.num_sms=1", rate = "rf.cell_failure_rate=0.012", on = "grguard.enable=true";
+  Outcome full = run("nbody", {sms, rate, on});
+  Outcome per_group = run("nbody", {sms, rate, on, "grguard.selections=per_group"});
+  Outcome latency = run("nbody", {sms, rate, on, "grguard.patch_cost=latency"});
+  Outcome none = run("nbody", {sms, rate, on, "grguard.patch_cost=none"});
+  for (auto* r : {&full, &per_group, &latency, &none}) {
+    ASSERT_EQ(r->error, "");
+    EXPECT_TRUE(r->pass);
+  }
+  auto cycles = [](const Outcome& r) {
+    uint64_t n = 0;
+    for (auto& d : r.launches) n += d["gpu_sim_cycle"].get<uint64_t>();
+    return n;
+  };
+  EXPECT_LT(cycles(per_group), cycles(full));
+  EXPECT_LT(cycles(latency), cycles(full));
+  EXPECT_LT(cycles(none), cycles(latency));
+  // Per entry, the good entries of a patched WRG count as normal accesses.
+  config::json g;
+  for (auto& d : full.launches) gpu::add_json(g, d["grguard"]);
+  uint64_t acc = 0, ent = 0;
+  for (auto& v : g["accesses"]) acc += v.get<uint64_t>();
+  for (auto& v : g["entry_accesses"]) ent += v.get<uint64_t>();
+  EXPECT_EQ(ent, 8 * acc);
+  EXPECT_GT(g["entry_accesses"]["normal"].get<uint64_t>(), 8 * g["accesses"]["normal"].get<uint64_t>());
+}
+
 // Spill capacity (grguard.spill_ways, an ablation): reserving n ways drops
 // their lines, fills use the others, and spill line k lives in set k % sets
 // of the (k / sets)-th way from the last.

@@ -5,10 +5,10 @@
 namespace relgpu::blocks {
 
 std::string PatchingUnitParams::describe() const {
-  // occupied_entries only when set: the RTL, which has no such parameter, then differs.
+  // The ablations only when set: the RTL, which has no such parameters, then differs.
   return "banks=" + std::to_string(banks) + " rows=" + std::to_string(rows) +
          " group_banks=" + std::to_string(group_banks) + " l1_lines=" + std::to_string(l1_lines) +
-         (occupied_entries ? " occupied_entries=1" : "");
+         (occupied_entries ? " occupied_entries=1" : "") + (per_group_select ? " per_group_select=1" : "");
 }
 
 PatchingUnitParams PatchingUnitParams::from(const config::Config& cfg) {
@@ -85,7 +85,7 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
     return e.tgt / p_.rows == g ? kSame : kCross;
   };
 
-  // Write-port classification and the one selection of this cycle.
+  // Write-port classification and this cycle's selections.
   uint64_t wkeep = 0, wsel = 0;
   int sel_port = -1;
   for (unsigned g = 0; g < G; ++g) {
@@ -97,33 +97,38 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
     wsel |= uint64_t(sel) << g;
     if (sel && sel_port < 0) sel_port = int(g);
   }
-  bool found = false, line_found = false;
-  uint32_t pick = 0, line = 0, sel_need = 0;
-  bool sel_whole = false;
-  if (sel_port >= 0) {
-    const unsigned sg = unsigned(sel_port);
+  // Per selecting port: the patch WRG (or spill line) and the entries moved.
+  // The lowest port searches its group first, then the next groups
+  // cyclically, lowest row first, then the spill lines; with
+  // per_group_select the other ports search their own group only.
+  struct Sel { bool ok = false, spill = false, whole = false; uint32_t tgt = 0, need = 0; };
+  Sel sel[64];
+  bool any_taken = false;
+  for (unsigned sg = 0; sg < G; ++sg) {
+    if (!bit(wsel, sg) || (int(sg) != sel_port && !p_.per_group_select)) continue;
+    const bool first = int(sg) == sel_port;
     const uint32_t sw = sg * p_.rows + field(in.wr_row_i, sg, RW);
-    sel_whole = patch_[sw];
-    sel_need = !sel_whole ? faulty_[sw] : p_.occupied_entries ? faulty_[sw] | index_[owner_[sw]].mask : all;
-    // Same group first, then the next groups cyclically, lowest row first.
-    for (unsigned i = 0; i < G && !found; ++i) {
+    Sel& z = sel[sg];
+    z.whole = patch_[sw];
+    z.need = !z.whole ? faulty_[sw] : p_.occupied_entries ? faulty_[sw] | index_[owner_[sw]].mask : all;
+    for (unsigned i = 0; i < (first ? G : 1) && !z.ok; ++i) {
       const unsigned grp = (sg + i) % G;
       const bool grp_written = bit(in.wr_valid_i, grp);
       const uint32_t wrow = field(in.wr_row_i, grp, RW);
       for (uint32_t r = 0; r < p_.rows; ++r) {
         const uint32_t k = grp * p_.rows + r;
-        if (!dead_[k] || patch_[k] || (grp_written && wrow == r) || (faulty_[k] & sel_need)) continue;
-        found = true;
-        pick = k;
+        if (!dead_[k] || patch_[k] || (grp_written && wrow == r) || (faulty_[k] & z.need)) continue;
+        bool dup = false;  // a WRG the lowest port picked in another group this cycle
+        for (unsigned o = 0; o < sg && !dup; ++o) dup = sel[o].ok && !sel[o].spill && sel[o].tgt == k;
+        if (dup) continue;
+        z.ok = true;
+        z.tgt = k;
         break;
       }
     }
-    for (uint32_t l = 0; l < p_.l1_lines && !line_found; ++l)
-      if (!spill_[l]) line_found = true, line = l;
+    for (uint32_t l = 0; first && !z.ok && l < p_.l1_lines; ++l)
+      if (!spill_[l]) z.ok = z.spill = true, z.tgt = l;
   }
-  const bool sel_ok = sel_port >= 0 && (found || line_found);
-  const bool sel_spill = !found;
-  const uint32_t sel_tgt = found ? pick : line;
 
   // Read ports: redirect, then death.
   for (unsigned g = 0; g < G; ++g) {
@@ -154,8 +159,6 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
   }
 
   // Write ports.
-  bool taken = false;
-  uint32_t sel_wrg = 0;
   for (unsigned g = 0; g < G; ++g) {
     const uint32_t w = g * p_.rows + field(in.wr_row_i, g, RW);
     const Index& e = index_[w];
@@ -176,31 +179,33 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
         release(e);
       }
     } else if (bit(wsel, g)) {
-      if (taken || !sel_ok) {
+      const Sel& z = sel[g];
+      if (!z.ok) {
         out.wr_retry_o |= uint64_t(1) << g;
-        if (taken) ++st_.retry_serial;
-        else ++st_.retry_spill_full;
+        // Behind a lowest port that found nothing, one selection would have failed too.
+        if (int(g) == sel_port || (!p_.per_group_select && !sel[sel_port].ok)) ++st_.retry_spill_full;
+        else ++st_.retry_serial;
         continue;
       }
-      taken = true;
-      sel_wrg = w;
+      any_taken = true;
       later(dead_[w], 0);
       if (ivalid_[w]) {
         ++st_.release_rewrite;
         release(e);
       }
       later(ivalid_[w], 1);
-      const unsigned k = sel_spill ? kSpill : (pick / p_.rows == g ? kSame : kCross);
+      const unsigned k = z.spill ? kSpill : (z.tgt / p_.rows == g ? kSame : kCross);
       out.wr_kind_o |= uint64_t(k) << (2 * g);
-      out.wr_mask_o |= uint64_t(sel_need) << (GB * g);
-      out.wr_tgt_o |= uint64_t(sel_tgt) << (TW * g);
+      out.wr_mask_o |= uint64_t(z.need) << (GB * g);
+      out.wr_tgt_o |= uint64_t(z.tgt) << (TW * g);
       ++st_.wr[k];
-      if (sel_whole) ++st_.whole_selections;
+      if (z.whole) ++st_.whole_selections;
     }
   }
-  // The new patch last: it was free before this edge, so no release above
-  // touched it.
-  if (taken) later(sel_spill ? spill_[line] : patch_[pick], 1);
+  // The new patches last: they were free before this edge, so no release
+  // above touched them.
+  for (unsigned g = 0; g < G; ++g)
+    if (bit(wsel, g) && sel[g].ok) later(sel[g].spill ? spill_[sel[g].tgt] : patch_[sel[g].tgt], 1);
   out.spill_active_o = spill_count() != 0;
 
   // Clock edge.
@@ -211,9 +216,12 @@ PatchingUnitOut PatchingUnitModel::cycle(const PatchingUnitIn& in) {
     return out;
   }
   for (auto& [bitp, v] : pend_) *bitp = v;
-  if (taken) {
-    index_[sel_wrg] = Index{sel_spill, sel_whole, sel_tgt, sel_need};
-    if (!sel_spill) owner_[pick] = sel_wrg;
+  for (unsigned g = 0; any_taken && g < G; ++g) {
+    const Sel& z = sel[g];
+    if (!bit(wsel, g) || !z.ok) continue;
+    const uint32_t w = g * p_.rows + field(in.wr_row_i, g, RW);
+    index_[w] = Index{z.spill, z.whole, z.tgt, z.need};
+    if (!z.spill) owner_[z.tgt] = w;
   }
   return out;
 }

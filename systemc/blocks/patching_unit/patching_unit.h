@@ -11,7 +11,8 @@
 // (kind 1 same group next cycle, 2 cross group re-arbitrate, 3 spill) while
 // its Index valid bit is set. Death (dead-bit read, non-divergent) or a
 // non-divergent re-write releases the patch; a divergent re-write keeps it.
-// One selection per cycle; the losers and a full spill way get wr_retry_o.
+// One selection per cycle (per_group_select: one per bank group); the
+// losers and a full spill way get wr_retry_o.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,6 +39,12 @@ struct PatchingUnitParams {
   // hold the other WRG's (the paper's "occupied entries"), not all of them.
   // C++ model only (an ablation): the RTL moves the whole WRG.
   bool occupied_entries = false;
+  // Several writes needing a patch in one cycle: each write port's group
+  // selects in its own map bank (the maps are banked per bank group), and
+  // only the lowest such port may also look in other groups or spill. The
+  // spec leaves this open (spec 000 §7a, item 4). C++ model only (an
+  // ablation): the RTL makes one selection per cycle.
+  bool per_group_select = false;
   static PatchingUnitParams from(const config::Config& cfg);
   // Every field as "key=value ...", keys as in configs/blocks/<block>.json;
   // two Params are equal iff their describe() strings are (the --rtl check).
