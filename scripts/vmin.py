@@ -110,11 +110,15 @@ def rows_from_store(path, campaign, vcrit, vmin_max):
                         "other_nj": pw.get("total_nj", 0.0) - core})
     if not out:
         fail(f"{path}: campaign '{campaign}' has no finished runs")
+    q = ("SELECT COUNT(*), SUM(wall_s), MIN(started_at), MAX(finished_at), GROUP_CONCAT(DISTINCT revision) "
+         "FROM results WHERE campaign = ? AND current = 1 AND status = 'done'")
+    n, wall, t0, t1, revs = db.execute(q, (campaign,)).fetchone()
+    out_time = {"runs": n, "wall_h": (wall or 0) / 3600, "from": t0, "to": t1, "revisions": revs}
     if vmin_max:  # one constant: the worst kernel's Vmin at vmin_max x Vnom
         vcrit = vmin_max * (1 - max(r["droop"] for r in out))
         for r in out:
             r["vmin"] = vcrit / (1 - r["droop"])
-    return out, vcrit
+    return out, vcrit, out_time
 
 
 # ---------------------------------------------------------------- models
@@ -326,8 +330,9 @@ def main():
     if a.rows_from_store:
         if not a.campaign or not a.out:
             fail("--rows-from-store needs --campaign and --out")
-        rows, vcrit = rows_from_store(a.rows_from_store, a.campaign, a.vcrit, a.vmin_max)
+        rows, vcrit, took = rows_from_store(a.rows_from_store, a.campaign, a.vcrit, a.vmin_max)
         json.dump({"vnom": 1.0, "vcrit": vcrit, "vmin_max": a.vmin_max, "store": os.path.basename(a.rows_from_store),
+                   "campaign_time": took,
                    "rows": rows}, open(a.out, "w"), indent=1)
         return
     if not a.rows:
@@ -356,7 +361,13 @@ def markdown(res, doc, a):
           f"`scripts/vmin.py --rows-from-store` made from the campaign `regress/vmin.json` (store "
           f"`docs/results/stores/vmin.db.xz`, run with `relgpu campaign run regress/vmin.json --launch-detail`): {n} "
           f"{what} of {res['workloads']} workloads (small size with seeds 1-4, default size with seed 1) on "
-          "configs/gtx480.json with the chip power model and the PDN.", "",
+          "configs/gtx480.json with the chip power model and the PDN.", ""]
+    t = doc.get("campaign_time")
+    if t:
+        md += [f"Campaign time: {t['wall_h']:.2f} h of run wall time over {t['runs']} runs, from {t['from']} to "
+               f"{t['to']}; relgpu revision {t['revisions']}. Rerun with `relgpu campaign run regress/vmin.json "
+               "--store FILE --launch-detail -j N`, then the two `scripts/vmin.py` steps above.", ""]
+    md += [
           "Vmin per row: the PDN is linear and an SM's current scales with its supply, so a row's worst droop d "
           "(fraction of Vnom) is the same fraction at any Vdd, and it runs while Vdd (1 - d) >= vcrit: "
           f"Vmin = vcrit / (1 - d). One constant, vcrit = {doc.get('vcrit', 0):.4f} Vnom, puts the worst row at "
