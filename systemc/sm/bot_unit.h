@@ -76,6 +76,13 @@ inline const config::Key<bool> kBotRenaming{
     "bot.renaming", false, "",
     "NBTI-opt block-level bank renaming: each CTA dispatch fills its renaming-table row (spec 002 §6a)"};
 
+inline const config::Key<int64_t> kBotFbaRm{
+    "bot.fba_rm", 0, "fast vbs",
+    "FBA-RM (spec 002 §3; evaluated and rejected by the paper): map each warp's registers onto the first N vbs "
+    "(RF-BRO's fast ones, (warp + reg) % N) while its rows there hold them, the large register ids onto the "
+    "others; 11 = the paper's 22 fast sub-banks paired; 0 = off (Eq. 3 over every vb). Needs "
+    "bot.pairing=rf_bro, excludes bot.renaming", 0, 255};
+
 class BotUnit final : public BankMap {
  public:
   // One SM's unit: `banks` RF banks (= vbs), `max_warps` warp slots; `pv`:

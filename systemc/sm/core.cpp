@@ -105,6 +105,16 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     }
     bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv);
     regs_.set_bank_map(bot_.get());
+    if (const int64_t fast = cfg.get(kBotFbaRm)) {
+      if (cfg.get(kBotPairing) != "rf_bro" || cfg.get(kBotRenaming))
+        throw InputError("bot.fba_rm needs bot.pairing=rf_bro (fast vbs first) and excludes bot.renaming");
+      if (fast >= int64_t(rf_.groups()))
+        throw InputError("bot.fba_rm=" + std::to_string(fast) + " must be below rf.num_banks (" +
+                         std::to_string(rf_.groups()) + ")");
+      regs_.set_fast_banks(unsigned(fast));
+    }
+  } else if (cfg.get(kBotFbaRm)) {
+    throw InputError("bot.fba_rm needs bot.enable=true");
   }
   if (cfg.get(kLocalEnable)) {  // the local droop predictor (sm/droop_unit.h)
     if (bot_ || cfg.get(kGrGuardEnable))

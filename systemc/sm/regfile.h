@@ -153,9 +153,23 @@ class SmRegs final : public func::RegStorage {
   void unbind(unsigned ws) { slots_[ws].warp = nullptr; }
   void set_kernel(const ptx::Function* k) { kernel_ = k; kmap_ = &map_of(k); }
 
+  // FBA-RM (spec 002 §3): with n > 0, a warp slot's registers go to the
+  // first n banks (RF-BRO's fast vbs), (warp + reg) % n, as long as its rows
+  // there hold them; the rest (the large ids) to the others,
+  // n + (warp + reg) % (banks - n). Each part fills the slot's own rows, so
+  // occupancy is unchanged. 0: Eq. (3) over every bank.
+  void set_fast_banks(unsigned n) { fast_ = n; }
+
   // Where physical register p of warp slot ws lives.
-  unsigned group_of(unsigned ws, unsigned p) const { return (ws + p) % rf_.groups(); }
-  unsigned row_of(unsigned ws, unsigned p) const { return slots_[ws].row_base + p / rf_.groups(); }
+  unsigned group_of(unsigned ws, unsigned p) const {
+    if (!fast_) return (ws + p) % rf_.groups();
+    return p < fast_ * slots_[ws].rows ? (ws + p) % fast_ : fast_ + (ws + p) % (rf_.groups() - fast_);
+  }
+  unsigned row_of(unsigned ws, unsigned p) const {
+    if (!fast_) return slots_[ws].row_base + p / rf_.groups();
+    const unsigned k = fast_ * slots_[ws].rows;
+    return slots_[ws].row_base + (p < k ? p / fast_ : (p - k) / (rf_.groups() - fast_));
+  }
   // Physical 32-bit registers the warp slot owns in the banks.
   unsigned capacity(unsigned ws) const { return slots_[ws].rows * rf_.groups(); }
 
@@ -202,6 +216,7 @@ class SmRegs final : public func::RegStorage {
   const Placement* place_ = nullptr;
   const Latch* latch_ = nullptr;
   const BankMap* bank_map_ = nullptr;
+  unsigned fast_ = 0;  // FBA-RM's fast banks (set_fast_banks)
   uint64_t latch_miss_ = 0;
   RfFaultCounts fcount_;
   std::vector<Slot> slots_;

@@ -3,6 +3,7 @@
 // shows in exactly the registers mapped onto its sub-bank), slow sub-banks
 // cost cycles, RF-BRO halves the slow banks of Fig. 4, and partially active
 // warps skip a slow upper half.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -235,6 +236,42 @@ TEST(BotConfig, Errors) {
   EXPECT_NE(err({"bot.vl_rf=true", "bot.pairing=rf_bro"}).find("bot.vl_rf"), std::string::npos);
   EXPECT_NE(err({"bot.vl_rf=true", "bot.slow_sbs=3"}).find("bot.vl_rf"), std::string::npos);
   EXPECT_NE(err({"bot.reorg=true", "bot.slow_sbs=3"}).find("bot.reorg"), std::string::npos);
+  EXPECT_NE(err({"bot.fba_rm=11"}).find("bot.fba_rm"), std::string::npos);  // identity pairing
+  EXPECT_NE(err({"bot.fba_rm=16", "bot.pairing=rf_bro"}).find("bot.fba_rm"), std::string::npos);
+  EXPECT_NE(err({"bot.fba_rm=11", "bot.pairing=rf_bro", "bot.renaming=true"}).find("bot.fba_rm"),
+            std::string::npos);
+}
+
+// FBA-RM (spec 002 §3): RF-BRO puts the five slow vbs last (11-15); with
+// bot.fba_rm=11 every register of the chain kernel fits the warp's rows in
+// vbs 0-10, so no access is slow, the slow sub-banks are never touched,
+// and the results stay right. Within a warp slot the mapping is one to one.
+TEST(BotTiming, FbaRmMapsRegistersOntoTheFastVbs) {
+  Timed bro = run_chain({"bot.pairing=rf_bro", kTenSlow}, 64);
+  Timed fba = run_chain({"bot.pairing=rf_bro", kTenSlow, "bot.fba_rm=11"}, 64);
+  EXPECT_TRUE(fba.right);
+  EXPECT_GT(bro.slow, 0u);
+  EXPECT_EQ(fba.slow, 0u);
+  EXPECT_EQ(fba.lookups, bro.lookups);
+  ASSERT_EQ(fba.sb_access.size(), 32u);
+  uint64_t slow_sbs = 0;  // kTenSlow's sub-banks, paired into vbs 11-15
+  for (unsigned sb = 1; sb < 20; sb += 2) slow_sbs += fba.sb_access[sb];
+  EXPECT_EQ(slow_sbs, 0u);
+
+  sm::test::TRig r;
+  paper_rf(r, {"bot.pairing=rf_bro", kTenSlow, "bot.fba_rm=11"});
+  r.load(hold_kernel(1));
+  r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {r.upload(std::vector<uint32_t>(512, 0))});
+  const sm::SmRegs& regs = r.sm->regs();
+  const unsigned rows = regs.capacity(0) / 16, base = regs.row_of(0, 0);
+  std::set<std::pair<unsigned, unsigned>> seen;
+  for (unsigned p = 0; p < 16 * rows; ++p) {
+    const unsigned g = regs.group_of(0, p), row = regs.row_of(0, p);
+    EXPECT_EQ(g < 11, p < 11 * rows) << p;
+    EXPECT_GE(row, base);
+    EXPECT_LT(row, base + rows);
+    EXPECT_TRUE(seen.insert({g, row}).second) << "register " << p << " shares (" << g << ", " << row << ")";
+  }
 }
 
 // FWAS: with RF-BRO's slow vbs some instructions are fast and some slow;
