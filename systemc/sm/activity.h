@@ -12,7 +12,6 @@ enum class IssueClass : uint8_t { INT, FP, SFU, LDST, count_ };
 struct Activity {
   uint32_t sm = 0;
   uint64_t cycle = 0;                 // this SM's cycle number
-  double time_ps = 0;                 // simulated time of this cycle
   uint8_t issued[size_t(IssueClass::count_)] = {};  // warp instructions issued, by class
   uint32_t active_warps = 0;          // warps resident and not finished
   std::vector<uint8_t> rf_reads;      // per bank
