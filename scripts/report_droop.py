@@ -5,12 +5,11 @@ pdn.attribution, and ablations) and writes the tables; plots a voltage trace and
 (the relgpu binary must be built). The explanations are in scripts/report_droop_notes.md.
 """
 import csv
-import math
 import os
 import subprocess
 import tempfile
 
-from report_lib import ROOT, bars, built_relgpu, campaign_time, plt, run_checks, save_page, table
+from report_lib import ROOT, bars, built_relgpu, campaign_time, geomean, plt, run_checks, save_page, table
 
 # Thesis numbers (Leng §3.5, §4.3.2-4.3.4).
 THESIS = {"worst_range": (4.6, 12.0), "local_first": 6.4, "global_second": 9.5, "emergency": 8.0}
@@ -55,11 +54,6 @@ def trace_plots(out):
     fig.savefig(png, dpi=110)
     plt.close(fig)
     return os.path.basename(png), os.path.basename(vmap)
-
-
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
 def by_set(runs, name):

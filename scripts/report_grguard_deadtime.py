@@ -5,9 +5,7 @@ with grguard.deadtime (sm/dead_time.h), the per-cycle entry shares counted again
 10% and 30% faulty entries (not applied), how much of the dead time the patching unit can know (dead-bit
 coverage), GR-Guard itself at those two points and at the paper's 1% point (GTO), and the RF-occupancy ablation.
 """
-import math
-
-from report_lib import campaign_time, mean, pct, run_checks, save_page, table
+from report_lib import campaign_time, geomean, mean, pct, run_checks, save_page, table
 
 SCHEDS = [("gto", "GTO"), ("lrr", "LRR"), ("two_level", "two-level")]
 RATES = [("0.0036", "10%", 0.20, 0.03), ("0.0094", "30%", 0.15, 0.08)]  # rate, paper's point, dead+good, live+faulty
@@ -169,11 +167,6 @@ def coverage_section(dt):
             "supply it can draw from:", "",
             table(["workload", "dead share", "known"] + [f"lost: {t}" for _, t in LOST]
                   + ["dead and good (oracle)", "known dead and good"], per), ""]
-
-
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
 def occupancy_section(runs, missing):

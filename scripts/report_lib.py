@@ -107,6 +107,12 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else None
 
 
+def geomean(xs):
+    """Geometric mean of the positive values (None and non-positive ones left out)."""
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
 def pct(x, digits=1, sign=False):
     if x is None:
         return "n/a"

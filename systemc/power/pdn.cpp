@@ -87,6 +87,8 @@ Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clo
     }
     *trace_ << "\n";
     for (Sm& s : sms_) s.win_min = vnom_;
+  } else if (cfg.get(pdn_keys::kTraceNodes)) {
+    throw InputError("config key 'pdn.trace_nodes' needs a voltage trace (pdn.trace / --voltage-trace FILE)");
   }
 }
 

@@ -174,6 +174,13 @@ class Core final : public SmCore {
   double rf_vdd() const override { return rf_faults()->vdd(); }
   unsigned rf_entry_bits() const override { return rf_.entry_bits(); }
   const GrGuard* grguard() const { return gr_.get(); }  // null when grguard.enable is false
+  // Lanes of warp slot ws that hold a live thread: an instruction whose
+  // active mask is all of them is non-divergent (exited lanes and lanes
+  // without a thread never read their registers again).
+  uint32_t live_lanes(unsigned ws) const {
+    const func::Warp* w = warps_[ws].w;
+    return w ? w->valid & ~w->exited : 0;
+  }
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
   // ---- Voltage smoothing (sm/droop_unit.h, core_smoothing.cpp) ----
   const DroopUnit* droop() const { return droop_.get(); }  // null when smoothing.local.enable is false

@@ -431,10 +431,9 @@ void Core::rf_read_granted(const Inst* in, unsigned i) {
   unsigned row = 0;
   if (!find_banked_row(in, i, false, row)) return;
   // As GR-Guard presents the read to its unit (GrGuard::granted).
-  const func::Warp* w = warps_[in->ws].w;
   ReadMark mark = ReadMark::kCompilerLive;
   if (in->op->rd_dead_all >> i & 1) {
-    if (w && in->f.active != (w->valid & ~w->exited))
+    if (in->f.active != live_lanes(in->ws))
       mark = ReadMark::kDivergent;
     else
       mark = ((rf_dead_all_ ? in->op->rd_dead_all : in->op->rd_dead) >> i & 1) ? ReadMark::kDies

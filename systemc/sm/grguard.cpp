@@ -130,14 +130,6 @@ void GrGuard::begin_launch() {
   st_ = Stats{};
 }
 
-// Lanes that hold a live thread: an instruction whose active mask is all of
-// them is non-divergent (exited lanes and lanes without a thread never read
-// their registers again, so writing all the others overwrites everything).
-uint32_t GrGuard::full_mask(const Inst* in) const {
-  const func::Warp* w = c_.warps_[in->ws].w;
-  return w ? w->valid & ~w->exited : 0;
-}
-
 // The paper's access mix: normal; normal-patch = a faulty WRG served by its
 // patch (only its faulty entries move); patch-occupied = the WRG is itself
 // a patch, so all of it moved ("whole"); spill.
@@ -168,7 +160,7 @@ void GrGuard::granted(Inst* in, unsigned slot) {
   p.in = in;
   p.slot = uint8_t(slot);
   p.row = urow(row);
-  p.div = in->f.active != full_mask(in);
+  p.div = in->f.active != c_.live_lanes(in->ws);
   p.dead = (dead_all_ ? in->op->rd_dead_all : in->op->rd_dead) >> slot & 1;
   if (false_dead_ && !p.dead && !p.div && ++false_dead_seen_ % false_dead_ == 0) p.dead = true;  // debug mutant
 }

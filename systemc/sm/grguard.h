@@ -215,7 +215,6 @@ class GrGuard final : public Placement {
   // warps are about to write, and each such write must move the WRG
   // ("patch-occupied") to another patch.
   uint32_t urow(uint32_t row) const { return reverse_rows_ ? p_.rows - 1 - row : row; }
-  uint32_t full_mask(const Inst* in) const;
   bool l1_port_free() const;
   void load_faulty_map();
   void present_writes(blocks::PatchingUnitIn& pin);

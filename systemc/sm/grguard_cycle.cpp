@@ -82,7 +82,7 @@ void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
       uint8_t& doomed = doomed_[size_t(g) * p_.rows + row];
       if (doomed == kExitDeath) ++st_.exit_deaths_dropped;  // see warp_exited
       doomed = kLive;
-      wr_[g] = Port{in, uint8_t(j), row, false, in->f.exec != full_mask(in)};
+      wr_[g] = Port{in, uint8_t(j), row, false, in->f.exec != c_.live_lanes(in->ws)};
       pin.wr_valid_i |= uint64_t(1) << g;
       pin.wr_row_i |= uint64_t(row) << (g * row_w_);
       if (wr_[g].div) pin.wr_div_i |= uint64_t(1) << g;

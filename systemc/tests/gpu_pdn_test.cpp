@@ -177,4 +177,8 @@ TEST(TimingPdn, NodeTraceHoldsEachSmsSite) {
     ++rows;
   }
   EXPECT_GT(rows, 10u);
+  // Without a trace file the node columns have nowhere to go: an error, not silence.
+  o = relgpu("run vecops --size small --quiet --stats /dev/null --pdn --set pdn.trace_nodes=true");
+  EXPECT_NE(o.rc, 0);
+  EXPECT_NE(o.text.find("pdn.trace_nodes"), std::string::npos) << o.text;
 }
