@@ -147,7 +147,7 @@ def write(runs, out, missing=(), store=None):
           "Clock figures come from the RF delay model's 100-chip calibration "
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
     md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
-                                               "rf_variation_fba"]) + [""]
+                                               "rf_variation_fba", "rf_variation_hybrid"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 
@@ -171,6 +171,13 @@ def write(runs, out, missing=(), store=None):
         return (mean(xs), len(xs)) if xs else (None, 0)
     fba_ipc, n_fba = rel_to("fba")
     fbro_ipc, _ = rel_to("fba_bro")
+    hb = {k[0]: r for k, r in by.get("hyb_base", {}).items()}
+    hy = [hb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("hyb", {}).items() if k[0] in hb]
+    hp = [hb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("hyb_pvopt", {}).items() if k[0] in hb]
+    if hy:
+        rows.append(["IPC, PV-opt with hybrid banks", "+1%", pct(mean(hy) - 1, 1, True),
+                     f"{len(hy)} workloads; in the same campaign PV-opt without them "
+                     f"{pct(mean(hp) - 1, 1, True) if hp else 'n/a'}"])
     rows.append(["IPC, FBA-RM", "-7%", pct(fba_ipc - 1, 1, True) if fba_ipc else "not run",
                  f"{n_fba} workloads; slow accesses {pct(share('fba'))}; in the same campaign VL-SB + RF-BRO "
                  f"{pct(fbro_ipc - 1, 1, True) if fbro_ipc else 'n/a'}" if fba_ipc else ""])
@@ -277,6 +284,8 @@ def write(runs, out, missing=(), store=None):
                       "slow accesses, VL-SB + RF-BRO", "slow accesses, FBA-RM", "IPC, VL-SB + RF-BRO",
                       "IPC, FBA-RM"], rows), ""]
 
+    md += hybrid_section(by, wls)
+
     # ---- ablations ----
     alls = {k[0]: r for k, r in by.get("all_slow", {}).items()}
     if alls:
@@ -311,3 +320,47 @@ def write(runs, out, missing=(), store=None):
                "time (chip 1).", "",
                table(["workload", "baseline time, us", "PV-opt time, us", "speed-up"], rows), ""]
     return save_page(out, "rf_variation", md)
+
+
+def hybrid_section(by, wls):
+    """Hybrid banks against PV-opt and the launch-time sorter alone, all from regress/rf_variation_hybrid.json."""
+    sets = {n: {k[0]: r for k, r in by.get(n, {}).items()} for n in ("hyb_base", "hyb_pvopt", "hyb_reorg", "hyb")}
+    keys = [w for w in wls if all(w in sets[n] for n in sets)]
+    if not keys:
+        return []
+    base = sets["hyb_base"]
+
+    def b(r, k):
+        return r["sm_total"]["bot"][k]
+
+    def ipc(r, w):
+        return base[w]["gpu_sim_cycle"] / r["gpu_sim_cycle"]
+
+    def slow(r):
+        return b(r, "slow_accesses") / max(1, b(r, "lookups"))
+    rows = []
+    for w in keys:
+        h = sets["hyb"][w]
+        hs = b(h, "hybrid")
+        rows.append([w, pct(hs["regs"] / max(1, hs["of_regs"])), hs["max_vbs"],
+                     pct(hs["lookups"] / max(1, b(h, "lookups"))),
+                     pct(hs["slow"] / max(1, hs["lookups"]))]
+                    + [pct(slow(sets[n][w])) for n in ("hyb_pvopt", "hyb_reorg", "hyb")]
+                    + [pct(ipc(sets[n][w], w) - 1, 1, True) for n in ("hyb_pvopt", "hyb_reorg", "hyb")])
+    rows.append(["mean", "", "", "", ""] + [pct(mean([slow(sets[n][w]) for w in keys])) for n in ("hyb_pvopt", "hyb_reorg", "hyb")]
+                + [pct(mean([ipc(sets[n][w], w) for w in keys]) - 1, 1, True) for n in ("hyb_pvopt", "hyb_reorg", "hyb")])
+    return ["## Hybrid banks (`regress/rf_variation_hybrid.json`, chip 1, 1:1)", "",
+            "`bot.hybrid`: a physical register is hybrid when it holds a register the PTX taint analysis finds under a "
+            "thread-dependent branch; N_hyb = floor(16 x hybrid / all registers per thread) per kernel; the block's "
+            "launch-time sorter pairs the sub-banks from their sensor codes and swaps floor(N_hyb / 2) fast and slow "
+            "pairs into hybrid vbs (fast sub-bank on lanes 0-15, at most as many swaps as slow pairs); hybrid registers "
+            "go over the hybrid vbs, the others over the rest. An access is slow only if it touches a slow half. "
+            "Threads keep their lanes (the paper's lane compaction is not modelled). `hyb_reorg` is PV-opt with the "
+            "same launch-time sorter and no swaps: the sorter classes sub-banks by 8-bit codes, so ties at the "
+            "threshold can make more than 22 fast, which this column separates from the hybrid banks themselves. "
+            "Hybrid registers: share of the registers per thread (summed over SMs and launches); hybrid lookups: "
+            "share of all lookups that hit a hybrid vb, and of those the share that touched its slow half. IPC "
+            "against the same campaign's no-BOT runs.", "",
+            table(["workload", "hybrid registers", "hybrid vbs (most)", "hybrid lookups", "slow among them",
+                   "slow accesses, PV-opt", "slow, + launch sorter", "slow, + hybrid",
+                   "IPC, PV-opt", "IPC, + launch sorter", "IPC, + hybrid"], rows), ""]

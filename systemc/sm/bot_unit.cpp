@@ -60,9 +60,14 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
   } else {
     slow_ = parse_sbs(cfg.get(kBotSlowSbs), p_.num_sbs());
   }
-  if (cfg.get(kBotReorg)) {
-    if (delay_.empty()) throw InputError("bot.reorg reads the sub-bank sensors: it needs bot.slow_sbs=pv");
-    reorg_ = true;
+  hybrid_ = cfg.get(kBotHybrid);
+  if (hybrid_ && (cfg.get(kBotRenaming) || cfg.get(kBotFbaRm)))
+    throw InputError("bot.hybrid excludes bot.renaming and bot.fba_rm (each sets its own register-to-bank map)");
+  if (cfg.get(kBotReorg) || hybrid_) {
+    if (delay_.empty())
+      throw InputError(std::string(hybrid_ ? "bot.hybrid" : "bot.reorg") +
+                       " reads the sub-bank sensors: it needs bot.slow_sbs=pv");
+    reorg_ = true;  // hybrid: the swaps run in the block's launch-time sorter
     // Code = delay in steps of 4 / (2^w - 1) of the no-PV delay, saturating.
     const unsigned w = p_.code_width, top = (1u << w) - 1;
     std::vector<uint32_t> code(delay_.size());
@@ -186,7 +191,7 @@ void BotUnit::cycle(uint64_t now) {
     in.reorg_i = true;
     in.sensors_i = codes_;
     in.slow_thr_i = thr_;
-    in.nhyb_i = 0;
+    in.nhyb_i = hybrid_ ? nhyb_ : 0;
     reorg_pending_ = false;
     reorg_left_ = p_.reorg_latency();
     ++st_.reorgs;
@@ -243,6 +248,9 @@ void BotUnit::cycle(uint64_t now) {
     t.known = true;
     Tr& have = tr_[look[i].slot * banks_ + look[i].bank];
     if (i >= ngrant) {
+      if (hybrid_ && (t.spda != t.spdb) != bool(hyb_vbs_ >> t.vb & 1))
+        throw std::logic_error("bot: SM " + std::to_string(sm_) + ": vb " + std::to_string(t.vb) +
+                               (t.spda != t.spdb ? " is" : " is not") + " hybrid, against the layout");
       have = t;
       ++st_.probes;
       continue;
@@ -256,6 +264,7 @@ void BotUnit::cycle(uint64_t now) {
     ++st_.lookups;
     if (look[i].act & 0xFFFFu) ++st_.sb_access[t.sba];
     if (look[i].act >> 16) ++st_.sb_access[t.sbb];
+    if (t.spda != t.spdb) ++st_.hybrid_lookups, st_.hybrid_slow += (out.lk_busy_o >> i) & 1;
     if ((out.lk_busy_o >> i) & 1) {
       busy_ |= uint64_t(1) << i;
       held |= uint64_t(1) << t.vb;
@@ -265,6 +274,33 @@ void BotUnit::cycle(uint64_t now) {
   held_ = held;
   last_ = now;
   grants_.clear();
+}
+
+// The block's kSwap (blocks/bank_org_table): nf fast sub-banks sorted
+// fastest first make f = nf / 2 fast pairs; n = min(N_hyb / 2, f, vbs - c)
+// swaps (c = nf - f) turn vbs [f - n, f) and [c, c + n) hybrid; an odd nf
+// leaves pair f hybrid too.
+void BotUnit::set_hybrid_regs(unsigned hyb_regs, unsigned regs) {
+  hyb_regs_ = hyb_regs;
+  regs_ = regs;
+  const unsigned nhyb = nhyb_ = regs ? banks_ * hyb_regs / regs : 0;  // N_hyb = floor(16 hybrid / total)
+  const unsigned w = p_.code_width;
+  unsigned nf = 0;
+  for (unsigned s = 0; s < p_.num_sbs(); ++s) {
+    uint32_t code = 0;
+    for (unsigned b = 0; b < w; ++b) code |= uint32_t(blocks::wide_bit(codes_, s * w + b)) << b;
+    nf += code <= thr_;
+  }
+  const unsigned f = nf / 2, c = nf - f, n = std::min(nhyb / 2, std::min(f, banks_ - std::min(banks_, c)));
+  hyb_vbs_ = 0;
+  for (unsigned v = 0; v < banks_; ++v)
+    if ((v >= f - n && v < f) || (v >= c && v < c + n) || (nf % 2 && v == f)) hyb_vbs_ |= uint64_t(1) << v;
+}
+
+void BotUnit::hybrid_layout(std::vector<unsigned>& pure, std::vector<unsigned>& hyb) const {
+  pure.clear();
+  hyb.clear();
+  for (unsigned v = 0; v < banks_; ++v) (hyb_vbs_ >> v & 1 ? hyb : pure).push_back(v);
 }
 
 void BotUnit::halves(unsigned ws, unsigned group, unsigned& a, unsigned& b) const {
@@ -289,6 +325,14 @@ config::json BotUnit::stats() const {
   j["fwas_fast_issues"] = st_.fast_issues;
   if (vl_rf()) j["vl_rf_slow_accesses"] = st_.vl_rf_slow;
   if (reorg_) j["reorgs"] = st_.reorgs;
+  if (hybrid_) {
+    j["hybrid"]["regs"] = hyb_regs_;
+    j["hybrid"]["of_regs"] = regs_;
+    j["hybrid"]["max_nhyb"] = nhyb_;  // "max_": the maximum over SMs and launches (gpu/stats.cpp)
+    j["hybrid"]["max_vbs"] = __builtin_popcountll(hyb_vbs_);
+    j["hybrid"]["lookups"] = st_.hybrid_lookups;
+    j["hybrid"]["slow"] = st_.hybrid_slow;
+  }
   j["sb_accesses"] = st_.sb_access;
   return j;
 }

@@ -83,6 +83,15 @@ inline const config::Key<int64_t> kBotFbaRm{
     "others; 11 = the paper's 22 fast sub-banks paired; 0 = off (Eq. 3 over every vb). Needs "
     "bot.pairing=rf_bro, excludes bot.renaming", 0, 255};
 
+inline const config::Key<bool> kBotHybrid{
+    "bot.hybrid", false, "",
+    "hybrid banks (spec 002 §5): at each kernel launch N_hyb = floor(vbs x hybrid / all registers per thread) "
+    "(hybrid: a physical register holding one used under a thread-dependent branch, ptx taint analysis); the "
+    "block's launch-time sorter pairs the sub-banks from their sensor codes and swaps floor(N_hyb / 2) fast and "
+    "slow pairs into hybrid vbs (fast sub-bank on lanes 0-15); hybrid registers go over the hybrid vbs and the "
+    "others over the rest (Eq. 3 over each). An access is slow only if it touches a slow half. Lane compaction "
+    "is not modelled (threads keep their lanes). Needs bot.slow_sbs=pv; excludes bot.renaming and bot.fba_rm"};
+
 class BotUnit final : public BankMap {
  public:
   // One SM's unit: `banks` RF banks (= vbs), `max_warps` warp slots; `pv`:
@@ -117,6 +126,13 @@ class BotUnit final : public BankMap {
     return t.known && !(t.spda && t.spdb);
   }
   bool fwas() const { return fwas_; }
+  // Hybrid banks: this launch's registers (before begin_launch) and the vbs the
+  // block's swaps will make hybrid (fast sub-bank A, slow B) and the others,
+  // from the sensor codes it is given; the probes check the block agrees.
+  bool hybrid() const { return hybrid_; }
+  // `hyb_regs` of the kernel's `regs` registers per thread are hybrid.
+  void set_hybrid_regs(unsigned hyb_regs, unsigned regs);
+  void hybrid_layout(std::vector<unsigned>& pure, std::vector<unsigned>& hyb) const;
   void count_fast_issue() { ++st_.fast_issues; }
   // First call of each SM cycle, before any grant.
   void start(uint64_t now);
@@ -152,7 +168,9 @@ class BotUnit final : public BankMap {
   bool rf_bro_, renaming_, fwas_, powered_ = false;
   // Kernel-level re-organisation: sensor codes, the slow threshold, a
   // request for the next free cycle, and cycles until lookups see it.
-  bool reorg_ = false, reorg_pending_ = false;
+  bool reorg_ = false, reorg_pending_ = false, hybrid_ = false;
+  unsigned nhyb_ = 0, hyb_regs_ = 0, regs_ = 0;
+  uint64_t hyb_vbs_ = 0;               // this launch's hybrid vbs (hybrid_layout)
   blocks::Wide codes_;
   uint32_t thr_ = 0;
   unsigned reorg_left_ = 0;
@@ -172,6 +190,7 @@ class BotUnit final : public BankMap {
   struct Stats {
     uint64_t block_cycles = 0, rom_writes = 0, fills = 0, probes = 0, lookups = 0, busy = 0;
     uint64_t port_waits = 0, translation_waits = 0, fast_issues = 0, vl_rf_slow = 0, reorgs = 0;
+    uint64_t hybrid_lookups = 0, hybrid_slow = 0;
     std::vector<uint64_t> sb_access;   // per sub-bank: accesses that touched it
   } st_;
 };

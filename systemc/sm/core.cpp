@@ -173,6 +173,13 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   if (gr_) gr_->begin_launch();
   if (dead_) dead_->begin_launch();
+  if (bot_ && bot_->hybrid()) {  // hybrid banks: the driver's N_hyb, then the two namespaces' banks
+    std::vector<uint8_t> hyb = regs_.hybrid_phys(ctx_.kernel);
+    bot_->set_hybrid_regs(unsigned(std::count(hyb.begin(), hyb.end(), 1)), unsigned(hyb.size()));
+    std::vector<unsigned> pure, hv;
+    bot_->hybrid_layout(pure, hv);
+    regs_.set_layout(std::move(hyb), std::move(pure), std::move(hv));
+  }
   if (bot_) bot_->begin_launch();
   if (droop_) droop_->begin_launch();  // the first launch writes its CSRs
   hold_until_ = held_cycles_ = 0;
@@ -251,7 +258,7 @@ void Core::cta_check(unsigned cs) {
   for (unsigned ws : c.warps) {
     warp_free_[ws] = 1;
     ++free_warps_;
-    rows_.give(regs_.row_of(ws, 0), now_);  // the bound row base
+    rows_.give(regs_.row_base(ws), now_);  // the bound row base
     regs_.unbind(ws);
     Scheduler& sc = sched_[ws % nsched_];
     sc.order.erase(std::find(sc.order.begin(), sc.order.end(), ws));
@@ -322,7 +329,7 @@ void Core::cycle(uint64_t now) {
   act_.shared_accesses = act_.mem_requests = act_.const_accesses = act_.icache_accesses = 0;
   busy_ = false;
   next_wake_ = UINT64_MAX;
-  for (unsigned ws : rows_starting_) warps_[ws].wake = rows_.start(regs_.row_of(ws, 0), now);  // sm/argo.h
+  for (unsigned ws : rows_starting_) warps_[ws].wake = rows_.start(regs_.row_base(ws), now);  // sm/argo.h
   rows_starting_.clear();
 
   responses();

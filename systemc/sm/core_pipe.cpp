@@ -444,7 +444,7 @@ void Core::rf_read_granted(const Inst* in, unsigned i) {
 
 void Core::rf_warp_exited(unsigned ws) {
   if (!rf_exit_deaths_) return;
-  const unsigned base = regs_.row_of(ws, 0);
+  const unsigned base = regs_.row_base(ws);
   for (unsigned g = 0; g < rf_.groups(); ++g)
     for (unsigned r = base; r < base + rows_per_warp_ && r < rf_.entries(); ++r)
       for (RfAccessObserver* o : rf_observers_) o->rf_exit(g, r, now_);

@@ -274,7 +274,7 @@ bool GrGuard::holds(const Inst* in) const { return in->gr.spill_reads || in->gr.
 // every WRG anyway, and they never keep the SM busy.
 void GrGuard::warp_exited(unsigned ws) {
   if (!exit_deaths_) return;
-  const unsigned base = c_.regs_.row_of(ws, 0);
+  const unsigned base = c_.regs_.row_base(ws);
   for (unsigned g = 0; g < groups_; ++g)
     for (unsigned r = base; r < base + c_.rows_per_warp_ && r < p_.rows; ++r) {
       const uint32_t row = urow(r), w = g * p_.rows + row;

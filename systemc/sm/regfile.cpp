@@ -76,7 +76,48 @@ void SmRegs::bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned 
     }
   std::fill(s.pred.begin(), s.pred.end(), 0);
   std::fill(s.overflow.begin(), s.overflow.end(), 0);
+  s.loc.clear();
+  if (!lay_pure_.empty()) build_layout(ws);
 }
+
+// ---- Hybrid banks ----
+std::vector<uint8_t> SmRegs::hybrid_phys(const ptx::Function* k) {
+  std::vector<uint8_t> hyb(k->regs_used(), 0);
+  const std::vector<Map>& m = map_of(k);
+  for (int32_t r : k->tainted_regs)
+    if (m[size_t(r)].where == Where::rf)
+      for (unsigned w = 0; w < m[size_t(r)].width; ++w)
+        if (unsigned p = unsigned(m[size_t(r)].phys) + w; p < hyb.size()) hyb[p] = 1;
+  return hyb;
+}
+
+void SmRegs::set_layout(std::vector<uint8_t> hyb, std::vector<unsigned> pure_banks, std::vector<unsigned> hyb_banks) {
+  if (!pure_banks.empty() && (place_ || fast_))
+    throw std::invalid_argument("a hybrid-bank layout excludes GR-Guard placement and FBA-RM");
+  lay_hyb_ = std::move(hyb);
+  lay_pure_ = std::move(pure_banks);
+  lay_hbanks_ = std::move(hyb_banks);
+}
+
+void SmRegs::build_layout(unsigned ws) {
+  Slot& s = slots_[ws];
+  const unsigned cap = capacity(ws);
+  std::vector<unsigned> used(rf_.groups(), 0);
+  unsigned k[2] = {0, 0};
+  s.loc.resize(cap);
+  for (unsigned p = 0; p < cap; ++p) {
+    const bool h = p < lay_hyb_.size() && lay_hyb_[p] && !lay_hbanks_.empty();
+    const std::vector<unsigned>* lists[2] = {h ? &lay_hbanks_ : &lay_pure_, h ? &lay_pure_ : &lay_hbanks_};
+    const unsigned i = k[h]++;
+    int g = -1;
+    for (const std::vector<unsigned>* l : lists)
+      for (size_t j = 0; j < l->size() && g < 0; ++j)
+        if (const unsigned b = (*l)[(ws + i + j) % l->size()]; used[b] < s.rows) g = int(b);
+    if (g < 0) throw std::logic_error("hybrid layout: warp slot " + std::to_string(ws) + " has no row left");
+    s.loc[p] = Slot::Loc{uint16_t(s.row_base + used[unsigned(g)]++), uint8_t(g), h};
+  }
+}
+// ---- end hybrid banks ----
 
 void SmRegs::reserve(unsigned warp, unsigned nslots) {
   Slot& s = slots_.at(warp);

@@ -160,12 +160,32 @@ class SmRegs final : public func::RegStorage {
   // occupancy is unchanged. 0: Eq. (3) over every bank.
   void set_fast_banks(unsigned n) { fast_ = n; }
 
+  // Hybrid banks (spec 002 §5): physical registers of kernel k (regs_used()
+  // of them) that hold a register used under a thread-dependent branch
+  // (ptx::Function::tainted_regs): 1 = hybrid namespace, 0 = pure.
+  std::vector<uint8_t> hybrid_phys(const ptx::Function* k);
+  // With a layout, a warp slot's hybrid registers (`hyb`, as hybrid_phys
+  // gives) go over the banks `hyb_banks` and the others over `pure_banks`,
+  // Eq. (3) over each list: the k-th register of a class to
+  // list[(ws + k) % size]. A bank whose rows of this slot are full passes it
+  // on to the next bank of its list with room, then to the other list (the
+  // paper's "too few hybrid vbs"). Set at launch, before any bind; empty
+  // pure_banks: off.
+  void set_layout(std::vector<uint8_t> hyb, std::vector<unsigned> pure_banks, std::vector<unsigned> hyb_banks);
+  bool hybrid(unsigned ws, unsigned p) const {
+    return !lay_pure_.empty() && p < slots_[ws].loc.size() && slots_[ws].loc[p].hyb;
+  }
+
+  // A warp slot's first row (its rows are row_base .. row_base + rows - 1).
+  unsigned row_base(unsigned ws) const { return slots_[ws].row_base; }
   // Where physical register p of warp slot ws lives.
   unsigned group_of(unsigned ws, unsigned p) const {
+    if (p < slots_[ws].loc.size()) return slots_[ws].loc[p].group;
     if (!fast_) return (ws + p) % rf_.groups();
     return p < fast_ * slots_[ws].rows ? (ws + p) % fast_ : fast_ + (ws + p) % (rf_.groups() - fast_);
   }
   unsigned row_of(unsigned ws, unsigned p) const {
+    if (p < slots_[ws].loc.size()) return slots_[ws].loc[p].row;
     if (!fast_) return slots_[ws].row_base + p / rf_.groups();
     const unsigned k = fast_ * slots_[ws].rows;
     return slots_[ws].row_base + (p < k ? p / fast_ : (p - k) / (rf_.groups() - fast_));
@@ -190,7 +210,10 @@ class SmRegs final : public func::RegStorage {
     unsigned row_base = 0, rows = 0;
     std::vector<uint32_t> pred;       // per register slot: lane mask
     std::vector<uint64_t> overflow;   // per register slot: 32 lanes (allocated on first use)
+    struct Loc { uint16_t row; uint8_t group; bool hyb; };
+    std::vector<Loc> loc;             // per physical register, with a layout (set_layout)
   };
+  void build_layout(unsigned ws);
   const std::vector<Map>& map_of(const ptx::Function* fn);
   // Resolves slot to its function's map entry and the frame's physical base.
   const Map& locate(unsigned ws, unsigned slot, unsigned& base);
@@ -217,6 +240,8 @@ class SmRegs final : public func::RegStorage {
   const Latch* latch_ = nullptr;
   const BankMap* bank_map_ = nullptr;
   unsigned fast_ = 0;  // FBA-RM's fast banks (set_fast_banks)
+  std::vector<uint8_t> lay_hyb_;        // hybrid banks (set_layout)
+  std::vector<unsigned> lay_pure_, lay_hbanks_;
   uint64_t latch_miss_ = 0;
   RfFaultCounts fcount_;
   std::vector<Slot> slots_;

@@ -3,6 +3,7 @@
 // shows in exactly the registers mapped onto its sub-bank), slow sub-banks
 // cost cycles, RF-BRO halves the slow banks of Fig. 4, and partially active
 // warps skip a slow upper half.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -240,6 +241,8 @@ TEST(BotConfig, Errors) {
   EXPECT_NE(err({"bot.fba_rm=16", "bot.pairing=rf_bro"}).find("bot.fba_rm"), std::string::npos);
   EXPECT_NE(err({"bot.fba_rm=11", "bot.pairing=rf_bro", "bot.renaming=true"}).find("bot.fba_rm"),
             std::string::npos);
+  EXPECT_NE(err({"bot.hybrid=true", "bot.slow_sbs=3"}).find("bot.hybrid"), std::string::npos);
+  EXPECT_NE(err({"bot.hybrid=true", "bot.slow_sbs=pv", "bot.renaming=true"}).find("bot.hybrid"), std::string::npos);
 }
 
 // FBA-RM (spec 002 §3): RF-BRO puts the five slow vbs last (11-15); with
@@ -263,7 +266,7 @@ TEST(BotTiming, FbaRmMapsRegistersOntoTheFastVbs) {
   r.load(hold_kernel(1));
   r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {r.upload(std::vector<uint32_t>(512, 0))});
   const sm::SmRegs& regs = r.sm->regs();
-  const unsigned rows = regs.capacity(0) / 16, base = regs.row_of(0, 0);
+  const unsigned rows = regs.capacity(0) / 16, base = regs.row_base(0);
   std::set<std::pair<unsigned, unsigned>> seen;
   for (unsigned p = 0; p < 16 * rows; ++p) {
     const unsigned g = regs.group_of(0, p), row = regs.row_of(0, p);
@@ -337,4 +340,93 @@ TEST(BotTiming, ReorganisationAtLaunchPairsTheSlowSubBanks) {
   EXPECT_GT(double(vlsb.slow) / double(vlsb.lookups), double(reorg.slow) / double(reorg.lookups) + 0.05);
   EXPECT_EQ(ren.fills, 8u);  // one RT row per CTA, after the sorter is done
   EXPECT_NEAR(double(ren.slow) / double(ren.lookups), 5.0 / 16, 0.08);
+}
+
+namespace {
+// Hybrid banks: 8 CTAs of one warp; lanes 16-31 leave at a branch on %tid,
+// lanes 0-15 run the xor loop of run_chain in the registers the taint
+// analysis puts in the hybrid namespace, then store.
+struct Branch {
+  Timed t;
+  config::json hybrid;
+  std::vector<std::pair<unsigned, bool>> layout;  // warp slot 0: (bank, hybrid) per physical register
+  std::set<std::pair<unsigned, unsigned>> places;
+  std::vector<unsigned> hyb_vbs;
+};
+Branch run_branch(std::initializer_list<std::string> keys) {
+  sm::test::TRig r;
+  paper_rf(r, keys);
+  std::string s = std::string(sm::test::kHead) +
+                  ".visible .entry k(.param .u64 out) {\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<4>;\n"
+                  "  .reg .pred %p;\n  .reg .pred %q;\n  .reg .b64 %rd<8>;\n  ld.param.u64 %rd1, [out];\n"
+                  "  mov.u32 %r31, %tid.x;\n  mov.u32 %r1, %ctaid.x;\n  mad.lo.u32 %r0, %r1, 32, %r31;\n"
+                  "  mul.wide.u32 %rd6, %r0, 4;\n  add.u64 %rd7, %rd1, %rd6;\n"  // live across the branch, unused in it: pure
+                  "  setp.ge.u32 %q, %r31, 16;\n  @%q bra DONE;\n";
+  for (int k = 2; k < 18; ++k) s += "  add.u32 %r" + std::to_string(k) + ", %r0, " + std::to_string(k) + ";\n";
+  s += "  mov.u32 %r30, 0;\nLOOP:\n";
+  for (int k = 2; k < 18; ++k)
+    s += "  xor.b32 %r" + std::to_string(k) + ", %r" + std::to_string(k) + ", %r" + std::to_string(k == 17 ? 2 : k + 1) + ";\n";
+  s += "  add.u32 %r30, %r30, 1;\n  setp.lt.u32 %p, %r30, 20;\n  @%p bra LOOP;\n"
+       "  mul.wide.u32 %rd2, %r0, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r2;\nDONE:\n"
+       "  st.global.u32 [%rd7+1024], %r31;\n  ret;\n}\n";
+  r.load(s);
+  uint64_t out = r.upload(std::vector<uint32_t>(512, 0));
+  Branch b;
+  r.before_cycle = [&](uint64_t now) {  // warp slot 0's layout, once it is bound
+    if (now != 50) return;
+    const sm::SmRegs& regs = r.sm->regs();
+    for (unsigned p = 0; p < regs.capacity(0); ++p) {
+      b.layout.push_back({regs.group_of(0, p), regs.hybrid(0, p)});
+      b.places.insert({regs.group_of(0, p), regs.row_of(0, p)});
+    }
+  };
+  b.t.cycles = r.run_timing("k", {8, 1, 1}, {32, 1, 1}, {out});
+  std::vector<uint32_t> got = r.download<uint32_t>(out, 512);
+  for (unsigned i = 0; i < 256; ++i) b.t.right = b.t.right && got[256 + i] == i % 32;
+  for (unsigned i = 0; i < 256; ++i) {
+    uint32_t v[18] = {};
+    for (int k = 2; k < 18; ++k) v[k] = i + unsigned(k);
+    for (int it = 0; it < 20; ++it)
+      for (int k = 2; k < 18; ++k) v[k] ^= v[k == 17 ? 2 : k + 1];
+    b.t.right = b.t.right && got[i] == (i % 32 < 16 ? v[2] : 0u);
+  }
+  config::json j = r.stats()["bot"];
+  b.t.slow = j["slow_accesses"].get<uint64_t>();
+  b.t.lookups = j["lookups"].get<uint64_t>();
+  b.hybrid = j.value("hybrid", config::json());
+  return b;
+}
+const char* kPv[] = {"bot.pairing=rf_bro", "bot.slow_sbs=pv", "pv.chip_seed=1"};
+}  // namespace
+
+// Hybrid banks (spec 002 §5): the registers used under the %tid branch go
+// to the hybrid vbs (fast sub-bank on lanes 0-15), so the half warp that
+// runs the loop reads and writes them in one cycle; with RF-BRO alone some
+// sit in slow vbs. Within the warp slot every register has its own place;
+// the hybrid ones fill the hybrid vbs' rows first, then spill into pure
+// vbs (all fast here: the swaps took every slow sub-bank).
+TEST(BotTiming, HybridBanksServeHalfWarpsFromFastHalves) {
+  Branch bro = run_branch({kPv[0], kPv[1], kPv[2]});
+  Branch hyb = run_branch({kPv[0], kPv[1], kPv[2], "bot.hybrid=true"});
+  EXPECT_TRUE(bro.t.right && hyb.t.right);
+  ASSERT_TRUE(hyb.hybrid.is_object());
+  EXPECT_TRUE(bro.hybrid.is_null());
+  const unsigned nv = hyb.hybrid["max_vbs"].get<unsigned>();
+  EXPECT_GE(nv, 2u);
+  EXPECT_GT(hyb.hybrid["regs"].get<unsigned>(), 0u);
+  EXPECT_LT(hyb.hybrid["regs"].get<unsigned>(), hyb.hybrid["of_regs"].get<unsigned>());
+  EXPECT_GT(hyb.hybrid["lookups"].get<uint64_t>(), hyb.t.lookups / 2);
+  EXPECT_EQ(hyb.hybrid["slow"].get<uint64_t>(), hyb.t.slow);  // the pure vbs are all fast
+  EXPECT_LT(hyb.t.slow * 4, bro.t.slow) << "only the full-warp accesses before the branch stay slow";
+  EXPECT_LT(hyb.t.cycles, bro.t.cycles);
+  ASSERT_FALSE(hyb.layout.empty());
+  EXPECT_EQ(hyb.places.size(), hyb.layout.size()) << "two registers share a place";
+  const unsigned rows = unsigned(hyb.layout.size()) / 16;
+  std::vector<unsigned> per_bank(16, 0);
+  unsigned nh = 0;
+  for (auto [bank, h] : hyb.layout) nh += h, per_bank[bank] += h;
+  EXPECT_GT(nh, 0u);
+  EXPECT_LT(nh, hyb.layout.size());
+  const unsigned full = unsigned(std::count(per_bank.begin(), per_bank.end(), rows));
+  EXPECT_GE(full, std::min(nv, nh / rows)) << "hybrid registers left a hybrid vb's row unused";
 }
