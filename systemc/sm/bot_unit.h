@@ -89,7 +89,8 @@ inline const config::Key<bool> kBotHybrid{
     "(hybrid: a physical register holding one used under a thread-dependent branch, ptx taint analysis); the "
     "block's launch-time sorter pairs the sub-banks from their sensor codes and swaps floor(N_hyb / 2) fast and "
     "slow pairs into hybrid vbs (fast sub-bank on lanes 0-15); hybrid registers go over the hybrid vbs and the "
-    "others over the rest (Eq. 3 over each). An access is slow only if it touches a slow half. Lane compaction "
+    "others over the rest (Eq. 3 over each); blocks of at most 16 threads get N_hyb = 16 and Eq. 3 over every vb. "
+    "An access is slow only if it touches a slow half. Lane compaction "
     "is not modelled (threads keep their lanes). Needs bot.slow_sbs=pv; excludes bot.renaming and bot.fba_rm"};
 
 class BotUnit final : public BankMap {

@@ -430,3 +430,15 @@ TEST(BotTiming, HybridBanksServeHalfWarpsFromFastHalves) {
   const unsigned full = unsigned(std::count(per_bank.begin(), per_bank.end(), rows));
   EXPECT_GE(full, std::min(nv, nh / rows)) << "hybrid registers left a hybrid vb's row unused";
 }
+
+// Blocks of at most 16 threads: N_hyb is 16, so the swaps pair every slow
+// sub-bank with a fast one and no access of a half warp is slow; RF-BRO
+// alone keeps five vbs of two slow sub-banks.
+TEST(BotTiming, HybridBanksPairEverySlowSubBankForHalfWarps) {
+  Timed bro = run_chain({kPv[0], kPv[1], kPv[2]}, 16);
+  Timed hyb = run_chain({kPv[0], kPv[1], kPv[2], "bot.hybrid=true"}, 16);
+  EXPECT_TRUE(bro.right && hyb.right);
+  EXPECT_GT(bro.slow, 0u);
+  EXPECT_EQ(hyb.slow, 0u);
+  EXPECT_LT(hyb.cycles, bro.cycles);
+}
