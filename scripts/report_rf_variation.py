@@ -344,10 +344,11 @@ def hybrid_section(by, wls):
         hs = b(h, "hybrid")
         rows.append([w, pct(hs["regs"] / max(1, hs["of_regs"])), hs["max_vbs"],
                      pct(hs["lookups"] / max(1, b(h, "lookups"))),
-                     pct(hs["slow"] / max(1, hs["lookups"]))]
+                     pct(hs["slow"] / max(1, hs["lookups"])),
+                     pct(hs.get("slow_compactable", 0) / max(1, b(h, "lookups")), 2)]
                     + [pct(slow(sets[n][w])) for n in ("hyb_pvopt", "hyb_reorg", "hyb")]
                     + [pct(ipc(sets[n][w], w) - 1, 1, True) for n in ("hyb_pvopt", "hyb_reorg", "hyb")])
-    rows.append(["mean", "", "", "", ""] + [pct(mean([slow(sets[n][w]) for w in keys])) for n in ("hyb_pvopt", "hyb_reorg", "hyb")]
+    rows.append(["mean", "", "", "", "", ""] + [pct(mean([slow(sets[n][w]) for w in keys])) for n in ("hyb_pvopt", "hyb_reorg", "hyb")]
                 + [pct(mean([ipc(sets[n][w], w) for w in keys]) - 1, 1, True) for n in ("hyb_pvopt", "hyb_reorg", "hyb")])
     return ["## Hybrid banks (`regress/rf_variation_hybrid.json`, chip 1, 1:1)", "",
             "`bot.hybrid`: a physical register is hybrid when it holds a register the PTX taint analysis finds under a "
@@ -359,8 +360,9 @@ def hybrid_section(by, wls):
             "same launch-time sorter and no swaps: the sorter classes sub-banks by 8-bit codes, so ties at the "
             "threshold can make more than 22 fast, which this column separates from the hybrid banks themselves. "
             "Hybrid registers: share of the registers per thread (summed over SMs and launches); hybrid lookups: "
-            "share of all lookups that hit a hybrid vb, and of those the share that touched its slow half. IPC "
+            "share of all lookups that hit a hybrid vb, and of those the share that touched its slow half; compactable: "
+            "slow hybrid lookups with at most 16 active lanes (what lane compaction would make fast), per lookup. IPC "
             "against the same campaign's no-BOT runs.", "",
-            table(["workload", "hybrid registers", "hybrid vbs (most)", "hybrid lookups", "slow among them",
+            table(["workload", "hybrid registers", "hybrid vbs (most)", "hybrid lookups", "slow among them", "compactable",
                    "slow accesses, PV-opt", "slow, + launch sorter", "slow, + hybrid",
                    "IPC, PV-opt", "IPC, + launch sorter", "IPC, + hybrid"], rows), ""]

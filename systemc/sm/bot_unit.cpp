@@ -264,7 +264,12 @@ void BotUnit::cycle(uint64_t now) {
     ++st_.lookups;
     if (look[i].act & 0xFFFFu) ++st_.sb_access[t.sba];
     if (look[i].act >> 16) ++st_.sb_access[t.sbb];
-    if (t.spda != t.spdb) ++st_.hybrid_lookups, st_.hybrid_slow += (out.lk_busy_o >> i) & 1;
+    if (t.spda != t.spdb) {
+      ++st_.hybrid_lookups;
+      st_.hybrid_slow += (out.lk_busy_o >> i) & 1;
+      // Slow with at most 16 lanes: what the paper's lane compaction (not modelled) would make fast.
+      st_.hybrid_compactable += ((out.lk_busy_o >> i) & 1) && __builtin_popcount(look[i].act) <= 16;
+    }
     if ((out.lk_busy_o >> i) & 1) {
       busy_ |= uint64_t(1) << i;
       held |= uint64_t(1) << t.vb;
@@ -332,6 +337,7 @@ config::json BotUnit::stats() const {
     j["hybrid"]["max_vbs"] = __builtin_popcountll(hyb_vbs_);
     j["hybrid"]["lookups"] = st_.hybrid_lookups;
     j["hybrid"]["slow"] = st_.hybrid_slow;
+    j["hybrid"]["slow_compactable"] = st_.hybrid_compactable;
   }
   j["sb_accesses"] = st_.sb_access;
   return j;

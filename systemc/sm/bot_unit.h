@@ -191,7 +191,7 @@ class BotUnit final : public BankMap {
   struct Stats {
     uint64_t block_cycles = 0, rom_writes = 0, fills = 0, probes = 0, lookups = 0, busy = 0;
     uint64_t port_waits = 0, translation_waits = 0, fast_issues = 0, vl_rf_slow = 0, reorgs = 0;
-    uint64_t hybrid_lookups = 0, hybrid_slow = 0;
+    uint64_t hybrid_lookups = 0, hybrid_slow = 0, hybrid_compactable = 0;
     std::vector<uint64_t> sb_access;   // per sub-bank: accesses that touched it
   } st_;
 };

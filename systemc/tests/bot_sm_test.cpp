@@ -353,7 +353,7 @@ struct Branch {
   std::set<std::pair<unsigned, unsigned>> places;
   std::vector<unsigned> hyb_vbs;
 };
-Branch run_branch(std::initializer_list<std::string> keys) {
+Branch run_branch(std::initializer_list<std::string> keys, bool upper = false) {
   sm::test::TRig r;
   paper_rf(r, keys);
   std::string s = std::string(sm::test::kHead) +
@@ -361,7 +361,7 @@ Branch run_branch(std::initializer_list<std::string> keys) {
                   "  .reg .pred %p;\n  .reg .pred %q;\n  .reg .b64 %rd<8>;\n  ld.param.u64 %rd1, [out];\n"
                   "  mov.u32 %r31, %tid.x;\n  mov.u32 %r1, %ctaid.x;\n  mad.lo.u32 %r0, %r1, 32, %r31;\n"
                   "  mul.wide.u32 %rd6, %r0, 4;\n  add.u64 %rd7, %rd1, %rd6;\n"  // live across the branch, unused in it: pure
-                  "  setp.ge.u32 %q, %r31, 16;\n  @%q bra DONE;\n";
+                  "  setp." + std::string(upper ? "lt" : "ge") + ".u32 %q, %r31, 16;\n  @%q bra DONE;\n";
   for (int k = 2; k < 18; ++k) s += "  add.u32 %r" + std::to_string(k) + ", %r0, " + std::to_string(k) + ";\n";
   s += "  mov.u32 %r30, 0;\nLOOP:\n";
   for (int k = 2; k < 18; ++k)
@@ -388,7 +388,7 @@ Branch run_branch(std::initializer_list<std::string> keys) {
     for (int k = 2; k < 18; ++k) v[k] = i + unsigned(k);
     for (int it = 0; it < 20; ++it)
       for (int k = 2; k < 18; ++k) v[k] ^= v[k == 17 ? 2 : k + 1];
-    b.t.right = b.t.right && got[i] == (i % 32 < 16 ? v[2] : 0u);
+    b.t.right = b.t.right && got[i] == ((i % 32 >= 16) == upper ? v[2] : 0u);
   }
   config::json j = r.stats()["bot"];
   b.t.slow = j["slow_accesses"].get<uint64_t>();
@@ -419,6 +419,13 @@ TEST(BotTiming, HybridBanksServeHalfWarpsFromFastHalves) {
   EXPECT_EQ(hyb.hybrid["slow"].get<uint64_t>(), hyb.t.slow);  // the pure vbs are all fast
   EXPECT_LT(hyb.t.slow * 4, bro.t.slow) << "only the full-warp accesses before the branch stay slow";
   EXPECT_LT(hyb.t.cycles, bro.t.cycles);
+  EXPECT_EQ(hyb.hybrid["slow_compactable"].get<uint64_t>(), 0u);
+  // Lanes 16-31 in the branch instead: threads keep their lanes (no
+  // compaction), so they touch the slow halves, and the stat counts them.
+  Branch up = run_branch({kPv[0], kPv[1], kPv[2], "bot.hybrid=true"}, true);
+  EXPECT_TRUE(up.t.right);
+  EXPECT_GT(up.t.slow, hyb.t.slow * 4);
+  EXPECT_GT(up.hybrid["slow_compactable"].get<uint64_t>(), up.t.slow / 2);
   ASSERT_FALSE(hyb.layout.empty());
   EXPECT_EQ(hyb.places.size(), hyb.layout.size()) << "two registers share a place";
   const unsigned rows = unsigned(hyb.layout.size()) / 16;
