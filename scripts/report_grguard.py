@@ -1,8 +1,14 @@
-"""docs/results/grguard.{md,html} from the runs of regress/grguard.json in a campaign store."""
+"""docs/results/grguard.{md,html} from the runs of regress/grguard.json in a campaign store.
+
+Default sizes, the paper's 1% point on chips 1-10 per sigma ratio (not picked), every stop counted; then the
+ablation under which most workloads complete (rf_point floorplan, 768 threads), where time, energy, access
+mix, the Vdd sweep and the L1D checks are measured.
+"""
 import os
+import re
 from collections import defaultdict
 
-from report_lib import save_page, bars, campaign_time, cfg, lines, mean, missing_text, ok, pct, table
+from report_lib import (bars, campaign_time, cfg, geomean, lines, mean, pct, run_checks, save_page, table)
 
 SIGMAS = ["1:4", "1:1", "4:1"]
 PAPER = {  # Tan dissertation §6.5, averages over 100 chips at 1% cell failure, 28 nm
@@ -12,141 +18,374 @@ PAPER = {  # Tan dissertation §6.5, averages over 100 chips at 1% cell failure,
     "l1d": "< 1% (avg)",
     "drop_mv": {"1:4": 62, "1:1": 140, "4:1": 188},
 }
+MIX = ["normal", "normal_patch", "patch_occupied", "spill"]
+STOP = re.compile(r"on SM (\d+): a register write found no patch.*?rf\.vdd=([\d.]+).*?"
+                  r"SM census: (\d+)/(\d+) faulty entries, (\d+)/\d+ all-good WRGs")
 
 
-def group(run):
-    """The spec's run the expanded run came from: base, grguard or vdd."""
-    return run["_name"].split("/")[0]
+def group(name):
+    """The spec's run set a run (or its name) came from."""
+    return (name if isinstance(name, str) else name["_name"]).split("/")[0]
+
+
+def name_cfg(name, key):
+    """A swept key's value from a run's name (runs that stopped have no config)."""
+    m = re.search(re.escape(key) + r"=([^/]+)", name)
+    return m.group(1) if m else None
+
+
+def workload(name):
+    return name.split("/")[1]
 
 
 def rf_energy(run):
     e = run.get("energy", {})
-    tot = e.get("rf", {}).get("total_nj", 0.0)
-    return tot + e.get("patching_unit", {}).get("total_nj", 0.0)
+    return e.get("rf", {}).get("total_nj", 0.0) + e.get("patching_unit", {}).get("total_nj", 0.0)
 
 
 def faults(run):
     return run.get("sm_total", {}).get("rf_faults", {})
 
 
-def access_mix(rs):
+def mix_of(rs, field="accesses"):
     """Fractions of the unit's accesses by class, pooled over runs."""
-    mix = defaultdict(int)
+    tot = defaultdict(int)
     for r in rs:
-        for k, v in r["grguard"]["accesses"].items():
-            mix[k] += v
-    tot = sum(mix.values()) or 1
-    return defaultdict(float, {k: v / tot for k, v in mix.items()})
+        for k, v in r["grguard"].get(field, {}).items():
+            tot[k] += v
+    n = sum(tot.values()) or 1
+    return {k: tot[k] / n for k in MIX}
+
+
+def stops_of(missing, g):
+    """(name, parsed message or None, message) of the runs of set g that left no stats."""
+    out = []
+    for name, status, msg in missing:
+        if group(name) != g:
+            continue
+        m = STOP.search(msg) if status == "failed" else None
+        if status == "failed":  # runs not run yet are listed at the end of the page, not counted here
+            out.append((name, m, msg))
+    return out
+
+
+def paper_point_section(runs, missing, base):
+    gg = [r for r in runs if group(r) == "grguard"]
+    st = stops_of(missing, "grguard")
+    rows, chip_rows = [], []
+    for s in SIGMAS:
+        rs = [r for r in gg if cfg(r, "pv.sigma_ratio") == s]
+        ss = [x for x in st if name_cfg(x[0], "pv.sigma_ratio") == s]
+        if not rs and not ss:
+            continue
+        vdd = sorted({round(faults(r)["vdd"], 3) for r in rs} | {round(float(m.group(2)), 3) for _, m, _ in ss if m})
+        sm_fe = [int(m.group(3)) / int(m.group(4)) for _, m, _ in ss if m]
+        chip_fe = [faults(r).get("faulty_entry_rate") for r in rs]
+        other = [x for x in ss if not x[1]]
+        tc = geomean([r["gpu_sim_cycle"] / base[r["workload"]]["gpu_sim_cycle"] for r in rs if r["workload"] in base])
+        rows.append([s, len(rs) + len(ss), len(rs), len(ss) - len(other), len(other),
+                     f"{min(vdd):.3f}-{max(vdd):.3f} V" if vdd else "-",
+                     pct(mean(chip_fe)) if chip_fe else "-",
+                     f"{pct(min(sm_fe), 0)}-{pct(max(sm_fe), 0)}" if sm_fe else "-",
+                     pct(tc - 1, sign=True) if tc else "-"])
+        chips = sorted({int(cfg(r, "pv.chip_seed")) for r in rs} | {int(name_cfg(x[0], "pv.chip_seed")) for x in ss})
+        for c in chips:
+            done = sorted(r["workload"] for r in rs if int(cfg(r, "pv.chip_seed")) == c)
+            cs = [x for x in ss if int(name_cfg(x[0], "pv.chip_seed")) == c]
+            fe = [int(m.group(3)) / int(m.group(4)) for _, m, _ in cs if m]
+            chip_rows.append([s, c, f"{len(done)} / {len(done) + len(cs)}", ", ".join(done) or "none",
+                              f"{pct(min(fe), 0)}-{pct(max(fe), 0)}" if fe else "-"])
+    if not rows:
+        return []
+    done_rows = []
+    for r in sorted(gg, key=lambda r: (SIGMAS.index(cfg(r, "pv.sigma_ratio")), r["workload"], int(cfg(r, "pv.chip_seed")))):
+        if r["workload"] not in base:
+            continue
+        g = r["grguard"]
+        n = sum(g["accesses"].values()) or 1
+        nsm = len(r.get("sms", [])) or 15
+        done_rows.append([cfg(r, "pv.sigma_ratio"), int(cfg(r, "pv.chip_seed")), r["workload"],
+                          pct(faults(r).get("faulty_entry_rate")),
+                          pct(r["gpu_sim_cycle"] / base[r["workload"]]["gpu_sim_cycle"] - 1, sign=True),
+                          pct(g["write_stall_cycles"] / (r["gpu_sim_cycle"] * nsm)),
+                          pct(g["accesses"]["normal_patch"] / n), pct(g["accesses"]["spill"] / n, 2),
+                          int(g.get("max_spill_lines", 0))])
+    done_md = ["The runs that completed, with where their time went: write stall = SM-cycles in which a register "
+               "write waited for a patch (summed over SMs, over cycles x SMs); normal-patch accesses pay a second "
+               "bank access, spills an L1D access (35 cycles).", "",
+               table(["sigma", "chip", "workload", "faulty entries", "time change", "write stall", "normal-patch",
+                      "spill", "most spill lines"], done_rows), ""] if done_rows else []
+    return ["## At the paper's operating point: 1% cell failure, 1,536 threads, default floorplan", "",
+            "Every workload on chips 1-10 per sigma ratio (not picked). A run *stops* when a register write "
+            "finds no patch for `grguard.stall_limit` cycles (no dead WRG good in the entries it needs, the "
+            "L1D spill way full); relgpu then exits with a message naming the SM, and no output is produced. "
+            "The paper reports every benchmark running on all 100 chips at 1% with < 2% IPC loss.", "",
+            table(["sigma rand:sys", "runs", "completed", "stopped: no patch", "stopped: other", "RF Vdd at 1%",
+                   "faulty entries (completed runs, chip)", "faulty entries of the SM that stopped",
+                   "time change of the completed (geomean)"], rows), "",
+            "Per chip:", "",
+            table(["sigma", "chip", "completed", "workloads that completed", "faulty entries of the SMs that stopped"],
+                  chip_rows), ""] + done_md
+
+
+ABLATIONS = [("grguard", "none (the paper's point)"), ("abl_spill4", "4 L1D ways for spills (`grguard.spill_ways=4`)"),
+             ("abl_secded32", "SEC-DED per 32-bit word (`rf.secded_bits=32`)"),
+             ("abl_point", "every SM at the chip's field point (`pv.floorplan=rf_point`)"),
+             ("abl_half", "768 threads per SM (`sm.max_threads=768`)"),
+             ("abl_paper_order", "the paper's patch order (`grguard.patch_order=paper`)"),
+             ("abl_entries", "an occupied WRG moves only its needed entries (`grguard.occupied_move=entries`)"),
+             ("abl_regs_alloc", "relgpu's allocator's register counts (`gpu.regs_per_thread=allocator`)")]
+
+
+def stop_ablation_section(runs, missing, base):
+    """One choice switched away from the paper's point, on chips 1-3 at sigma 1:1."""
+    rows = []
+    for g, label in ABLATIONS:
+        rs = [r for r in runs if group(r) == g and cfg(r, "pv.sigma_ratio") == "1:1" and int(cfg(r, "pv.chip_seed")) <= 3]
+        ss = [x for x in stops_of(missing, g)
+              if name_cfg(x[0], "pv.sigma_ratio") == "1:1" and int(name_cfg(x[0], "pv.chip_seed")) <= 3]
+        if not rs and not ss:
+            continue
+        fe = [int(m.group(3)) / int(m.group(4)) for _, m, _ in ss if m]
+        good = [int(m.group(5)) for _, m, _ in ss if m]
+        tc = geomean([r["gpu_sim_cycle"] / base[r["workload"]]["gpu_sim_cycle"] for r in rs if r["workload"] in base])
+        rows.append([label, len(rs) + len(ss), len(rs), ", ".join(sorted({r["workload"] for r in rs})) or "none",
+                     f"{pct(min(fe), 0)}-{pct(max(fe), 0)}" if fe else "-",
+                     f"{min(good)}-{max(good)}" if good else "-",
+                     pct(tc - 1, sign=True) if tc else "-"])
+    if len(rows) < 2:
+        return []
+    return ["## What makes runs stop at the paper's point: one choice switched (sigma 1:1, chips 1-3)", "",
+            "Each row switches one modelling choice away from the paper's operating point and reruns the same "
+            "42 runs. Time change is against `base` (1,536 threads), geomean of the completed runs.", "",
+            table(["switched", "runs", "completed", "workloads that completed", "faulty entries of the SM that stopped",
+                   "all-good WRGs of that SM", "time change of the completed"], rows), ""]
+
+
+def ablation_section(runs, missing, base_half):
+    ph = [r for r in runs if group(r) == "point_half"]
+    st = stops_of(missing, "point_half")
+    if not ph and not st:
+        return [], None
+    rs = [r for r in ph if r["workload"] in base_half]
+    tc = geomean([r["gpu_sim_cycle"] / base_half[r["workload"]]["gpu_sim_cycle"] for r in rs])
+    ered = mean([1 - rf_energy(r) / rf_energy(base_half[r["workload"]]) for r in rs])
+    leak = mean([base_half[r["workload"]]["energy"]["rf"]["leakage_nj"] / base_half[r["workload"]]["energy"]["rf"]["total_nj"]
+                 for r in rs])
+    l1 = mean([r["grguard"]["l1d_miss_rate"] - base_half[r["workload"]]["sm_total"]["l1d"]["miss_rate"] for r in rs])
+    fl = mean([fills(r) - fills(base_half[r["workload"]]) for r in rs])
+    fmax = mean([faults(r).get("rf_fmax_mhz") for r in rs])
+    vd = mean([faults(r).get("vdd") for r in rs])
+    fe = mean([faults(r).get("faulty_entry_rate") for r in rs])
+    spill = max(rs, key=lambda r: r["grguard"].get("max_spill_lines", 0)) if rs else None
+    summary = [
+        ["runs completed", f"{len(rs)} of {len(rs) + len(st)}", "all (100 chips)"],
+        ["RF Vdd at 1% (drop)", f"{vd:.3f} V ({(1 - vd) * 1000:.0f} mV)" if vd else "-", f"{PAPER['drop_mv']['1:1']} mV"],
+        ["faulty entries", pct(fe) if fe else "-", "31-39%"],
+        ["time change (geomean of the completed)", pct(tc - 1, sign=True) if tc else "-", PAPER["ipc_loss"]],
+        ["RF energy reduction (mean)", pct(ered) if ered is not None else "-", pct(PAPER["energy"]["1:1"], 0)],
+        ["leakage share of the baseline RF energy", pct(leak, 0) if leak is not None else "-", "(not stated)"],
+        ["L1D miss rate change (mean; fills per access)", f"{l1 * 100:+.2f} pt; {fl * 100:+.2f} pt"
+         if l1 is not None else "-", PAPER["l1d"]],
+        ["most L1D spill lines in use on an SM", f"{spill['grguard'].get('max_spill_lines', 0)} ({spill['workload']})"
+         if spill else "-", "23"],
+        ["RF fmax at that Vdd (SM clock 700 MHz)", f"{fmax:.0f} MHz" if fmax else "-", "(FO4 chain, not stated)"],
+    ]
+    md = ["## The ablation under which most complete: rf_point floorplan, 768 threads (sigma 1:1, chips 1-10)", "",
+          "`pv.floorplan=rf_point` puts every RF cell of a chip at one point of the systematic field, so each SM "
+          "has about the chip's share of faulty entries (the default floorplan gives some SMs 50-75%); "
+          "`sm.max_threads=768` lets half as many warps reside, so about half the RF holds warp registers. "
+          "`docs/results/grguard_deadtime.md` measures why each matters. Time, energy and L1D are against "
+          "`base_half` (768 threads, nominal Vdd, no faults), so they are GR-Guard's own cost; what the thread "
+          "limit alone costs is in that page.", "",
+          table(["quantity", "ours", "paper"], summary), ""]
+    mix_a, mix_e = mix_of(rs), mix_of(rs, "entry_accesses")
+    md += ["Access mix, pooled over the completed runs (normal / normal-patch / patch-occupied / spill). The paper "
+           "does not say whether it counts WRG accesses or entries; we count both:", "",
+           table(["counted per", "normal", "normal-patch", "patch-occupied", "spill"],
+                 [["WRG access"] + [pct(mix_a[k]) for k in MIX],
+                  ["entry"] + [pct(mix_e[k]) for k in MIX],
+                  ["paper"] + [pct(PAPER["mix"][k], 0) for k in MIX]]), ""]
+    wl = sorted({r["workload"] for r in ph} | {workload(x[0]) for x in st})
+    wrows, loss_s, en_s = [], [], []
+    for w in wl:
+        ws = [r for r in rs if r["workload"] == w]
+        nst = len([x for x in st if workload(x[0]) == w])
+        if not ws:
+            wrows.append([w, f"0 / {nst}", "-", "-", "-", "-", "-"])
+            loss_s.append(None), en_s.append(None)
+            continue
+        b = base_half[w]
+        loss = geomean([r["gpu_sim_cycle"] / b["gpu_sim_cycle"] for r in ws]) - 1
+        e = mean([1 - rf_energy(r) / rf_energy(b) for r in ws])
+        m = mix_of(ws)
+        wrows.append([w, f"{len(ws)} / {len(ws) + nst}", f"{b['gpu_sim_cycle']:,}", pct(loss, sign=True), pct(e),
+                      pct(1 - m["normal"]), pct(m["spill"], 2)])
+        loss_s.append(loss * 100), en_s.append(e * 100)
+    md += ["Per workload:", "",
+           table(["workload", "chips completed", "base cycles (768 threads)", "time change", "RF energy reduction",
+                  "redirected accesses", "spill accesses"], wrows), ""]
+    return md, (wl, loss_s, en_s)
+
+
+def dibl_section(runs, base_half):
+    d0 = {r["workload"]: r for r in runs if group(r) == "dibl0"}
+    ph = {r["workload"]: r for r in runs if group(r) == "point_half" and int(cfg(r, "pv.chip_seed")) == 1}
+    ws = sorted(w for w in d0 if w in ph and w in base_half)
+    if not ws:
+        return []
+    red = lambda rs: mean([1 - rf_energy(r) / rf_energy(base_half[r["workload"]]) for r in rs])
+    return ["## Ablation: the leakage model (rf_point, 768 threads, sigma 1:1, chip 1)", "",
+            table(["RF leakage power at Vdd", "runs", "RF energy reduction (paper 31%)"],
+                  [["V x DIBL factor (`power.dibl` 0.15, default)", len(ws), pct(red([ph[w] for w in ws]))],
+                   ["V alone (`power.dibl` 0)", len(ws), pct(red([d0[w] for w in ws]))]]), ""]
+
+
+def vdd_section(runs, missing, base_half, out):
+    vdd = [r for r in runs if group(r) == "vdd"]
+    st = stops_of(missing, "vdd")
+    if not vdd and not st:
+        return []
+    xs = sorted({cfg(r, "rf.vdd") for r in vdd} | {float(name_cfg(x[0], "rf.vdd")) for x in st}, reverse=True)
+    wl = sorted({r["workload"] for r in vdd} | {workload(x[0]) for x in st})
+    val = {(r["workload"], cfg(r, "rf.vdd")): rf_energy(r) / rf_energy(base_half[r["workload"]])
+           for r in vdd if r["workload"] in base_half}
+    # The mean's workloads: those that complete at every Vdd down to the lowest one where at least half
+    # of all complete (below it the mean would be over too few to compare).
+    ok_x = [x for x in xs if sum((w, x) in val for w in wl) * 2 >= len(wl)]
+    low = min(ok_x) if ok_x else max(xs)
+    full = [w for w in wl if all((w, x) in val for x in xs if x >= low)]
+    rows, avg = [], []
+    for x in xs:
+        m = mean([val[(w, x)] for w in full]) if full and x >= low and all((w, x) in val for w in full) else None
+        avg.append((x, m))
+        rows.append([f"{x:.2f}", sum((w, x) in val for w in wl), len(wl)]
+                    + [f"{val[(w, x)]:.3f}" if (w, x) in val else "stopped" for w in wl]
+                    + [f"{m:.3f}" if m is not None else "-"])
+    md = ["## RF energy versus RF Vdd (rf_point, 768 threads, sigma 1:1, chip 1)", "",
+          "RF energy (with the patching unit) over the fault-free run at 1.0 V. The mean is over the workloads "
+          f"that complete at every swept Vdd down to {low:.2f} V, the lowest at which at least half of them "
+          f"complete ({', '.join(full) or 'none'}).", "",
+          table(["Vdd", "completed", "of"] + wl + ["mean"], rows), ""]
+    good = [(x, m) for x, m in avg if m is not None]
+    if good:
+        best = min(good, key=lambda p: p[1])
+        png = lines(os.path.join(out, "grguard_vdd.png"), "RF energy vs RF Vdd (rf_point, 768 threads, chip 1)",
+                    "RF Vdd (V)", "RF energy / nominal",
+                    {w: sorted((x, val[(w, x)]) for x in xs if (w, x) in val) for w in wl} | {"mean": sorted(good)},
+                    vline=(0.86, "paper optimum 0.86 V"))
+        md += [f"Optimum of the mean: **{best[0]:.2f} V** (energy {best[1]:.3f} of nominal); paper: 0.86 V.", "",
+               f"![energy vs vdd]({png})", ""]
+    return md
+
+
+def fills(run):
+    """L1D line fills per access: misses that were not merged into a pending miss's MSHR."""
+    l1 = run["sm_total"]["l1d"]
+    return (l1["misses"] - l1.get("mshr_merges", 0)) / max(1, l1["accesses"])
+
+
+def l1d_section(runs, missing):
+    pairs = []
+    for size, bset, gset in [("16 KB (4-way)", "base_half", "point_half"), ("48 KB (6-way)", "base_half_l1d48", "point_half_l1d48")]:
+        b = {r["workload"]: r for r in runs if group(r) == bset}
+        g = [r for r in runs if group(r) == gset and int(cfg(r, "pv.chip_seed")) == 1 and r["workload"] in b]
+        if not g:
+            continue
+        d = [r["grguard"]["l1d_miss_rate"] - b[r["workload"]]["sm_total"]["l1d"]["miss_rate"] for r in g]
+        worst = max(g, key=lambda r: r["grguard"]["l1d_miss_rate"] - b[r["workload"]]["sm_total"]["l1d"]["miss_rate"])
+        f = [fills(r) - fills(b[r["workload"]]) for r in g]
+        fworst = max(g, key=lambda r: fills(r) - fills(b[r["workload"]]))
+        pairs.append([size, len(g), f"{mean([b[r['workload']]['sm_total']['l1d']['miss_rate'] for r in g]) * 100:.2f}%",
+                      f"{mean(d) * 100:+.2f} pt", f"{max(d) * 100:+.2f} pt ({worst['workload']})",
+                      f"{mean(f) * 100:+.2f} pt", f"{max(f) * 100:+.2f} pt ({fworst['workload']})",
+                      len([x for x in stops_of(missing, gset) if name_cfg(x[0], "pv.chip_seed") == "1"])])
+    if not pairs:
+        return []
+    return ["## L1D miss rate with the spill way, 16 and 48 KB L1D (rf_point, 768 threads, sigma 1:1, chip 1)", "",
+            "GR-Guard reserves one L1D way while any patch is spilled. The 48 KB L1D is GPGPU-Sim's GTX480 48 KB "
+            "L1 (64 sets x 6 ways); shared memory stays 48 KB. Paper: < 1% average, at most 3% (PNS, 16 KB) and 5% "
+            "(PNS, 48 KB). relgpu counts an access that merges into a pending miss's MSHR as a miss (GPGPU-Sim's "
+            "convention); a slower run finds more of those lines already filled, so its miss rate can fall. Line "
+            "fills per access (misses less MSHR merges) is the capacity effect alone.", "",
+            table(["L1D", "completed", "baseline miss rate (mean)", "miss rate change (mean)", "largest change",
+                   "fills per access change (mean)", "largest change", "stopped"], pairs), ""]
+
+
+def stop_list(missing):
+    """Every run without stats, one line each: the SM and census for a no-patch stop, else the message."""
+    if not missing:
+        return []
+    md = [f"## Every run that stopped ({len(missing)})", ""]
+    for name, status, msg in missing:
+        m = STOP.search(msg) if status == "failed" else None
+        why = (f"no patch on SM {m.group(1)} ({int(m.group(3)):,}/{int(m.group(4)):,} faulty entries, "
+               f"{m.group(5)} all-good WRGs, rf.vdd {float(m.group(2)):.3f} V)") if m else (
+               msg if status == "failed" else f"{status} (not run yet)")
+        md.append(f"- `{name}`: {why}")
+    return md + [""]
+
+
+def l1lat_section(runs, missing):
+    """GR-Guard's time cost with the L1D hit at 35 cycles (GPGPU-Sim 4.0) and at 1 (3.x), chip 1."""
+    rows = []
+    for label, bset, gset in [("35 cycles (default)", "base_half", "point_half"), ("1 cycle", "base_half_l1lat1", "point_half_l1lat1")]:
+        b = {r["workload"]: r for r in runs if group(r) == bset}
+        g = {r["workload"]: r for r in runs if group(r) == gset and int(cfg(r, "pv.chip_seed")) == 1 and r["workload"] in b}
+        if g:
+            rows.append((label, b, g))
+    if len(rows) < 2:
+        return []
+    ws = sorted(set(rows[0][2]) & set(rows[1][2]))
+    t = [[w] + [pct(g[w]["gpu_sim_cycle"] / b[w]["gpu_sim_cycle"] - 1, sign=True) for _, b, g in rows]
+         + [pct(rows[0][2][w]["grguard"]["accesses"]["spill"] / (sum(rows[0][2][w]["grguard"]["accesses"].values()) or 1), 2)]
+         for w in ws]
+    t.append(["geomean"] + [pct(geomean([g[w]["gpu_sim_cycle"] / b[w]["gpu_sim_cycle"] for w in ws]) - 1, sign=True)
+                            for _, b, g in rows] + [""])
+    md = ["## Ablation: what a spilled patch costs, L1D hit 35 vs 1 cycle (rf_point, 768 threads, sigma 1:1, chip 1)", "",
+            "GR-Guard's time change against the fault-free run with the same L1D latency. `configs/gtx480.json` "
+            "follows GPGPU-Sim 4.0's GTX 480 (35 cycles, the timing correlation); the seeds' GPGPU-Sim 3.x hits in 1.", "",
+            table(["workload", "time change, L1D hit 35 cycles", "time change, 1 cycle", "spill accesses"], t), ""]
+    # The same at the paper's point, on the runs that complete there at 4:1.
+    b35 = {r["workload"]: r for r in runs if group(r) == "base"}
+    b1 = {r["workload"]: r for r in runs if group(r) == "base_l1lat1"}
+    g1 = {(r["workload"], int(cfg(r, "pv.chip_seed"))): r for r in runs if group(r) == "grguard_l1lat1"}
+    g35 = {(r["workload"], int(cfg(r, "pv.chip_seed"))): r for r in runs if group(r) == "grguard"
+           and cfg(r, "pv.sigma_ratio") == "4:1"}
+    keys = sorted(k for k in g1 if k in g35 and k[0] in b1 and k[0] in b35)
+    if keys:
+        t = [[w, c, pct(g35[(w, c)]["gpu_sim_cycle"] / b35[w]["gpu_sim_cycle"] - 1, sign=True),
+              pct(g1[(w, c)]["gpu_sim_cycle"] / b1[w]["gpu_sim_cycle"] - 1, sign=True),
+              pct(g35[(w, c)]["grguard"]["accesses"]["spill"] / (sum(g35[(w, c)]["grguard"]["accesses"].values()) or 1), 2)]
+             for w, c in keys]
+        md += ["The same at the paper's point (sigma 4:1, where nbody and nw complete on every chip), against the "
+               "fault-free run with the same L1D latency:", "",
+               table(["workload", "chip", "time change, L1D hit 35 cycles", "time change, 1 cycle", "spill accesses"], t), ""]
+    return md
 
 
 def write(runs, out, missing=()):
-    base = {r["workload"]: r for r in runs if group(r) == "base" and cfg(r, "pv.chip_seed") == 1}
-    gg = [r for r in runs if group(r) == "grguard"]
-    vdd = [r for r in runs if group(r) == "vdd"]
-    dibl0 = [r for r in runs if group(r) == "dibl0"]
-    md = ["# GR-Guard: relgpu beside the dissertation", ""]
-    md += [
-        "Generated by `scripts/report grguard --store FILE` from the runs of `regress/grguard.json` in a campaign store "
-        "(`relgpu campaign run`): every workload at its **small** size "
-        "on `configs/gtx480.json` (the GR-Guard baseline of Table 6.1: 15 SMs, 700 MHz, GTO, 128 KB RF as "
-        "32 banks x 256 x 128 bit). Baseline = the RF at nominal Vdd (1.0 V, no faults, GR-Guard off). "
-        "GR-Guard runs undervolt each chip's RF to its 1% cell-failure point, on three chips per sigma "
-        "ratio on which every workload runs (the paper averages 100 chips; the suite's `_note` says which "
-        "chips stop some workload and why).",
-        "",
-        f"Runs read: {len(runs)}. Runs with no stats (stopped, crashed or not run yet): {len(missing)}.",
-        "",
-    ] + campaign_time(runs, "grguard") + [""] + missing_text(missing) + ([""] if missing else [])
-    bad = [r for r in runs if not ok(r)]
-    if bad:
-        md += ["**Output check failures:** " + ", ".join(f"`{r['_name']}`" for r in bad), ""]
-
-    # ---- per sigma ratio ----
-    rows = []
-    per_sigma = {}
-    for s in SIGMAS:
-        rs = [r for r in gg if cfg(r, "pv.sigma_ratio") == s and r["workload"] in base]
-        if not rs:
-            continue
-        loss = mean([r["gpu_sim_cycle"] / base[r["workload"]]["gpu_sim_cycle"] - 1 for r in rs])
-        ered = mean([1 - rf_energy(r) / rf_energy(base[r["workload"]]) for r in rs])
-        fmax = mean([faults(r).get("rf_fmax_mhz") for r in rs])
-        leak = mean([base[r["workload"]]["energy"]["rf"]["leakage_nj"] / base[r["workload"]]["energy"]["rf"]["total_nj"]
-                     for r in rs])
-        l1 = mean([r["grguard"]["l1d_miss_rate"] - base[r["workload"]]["sm_total"]["l1d"]["miss_rate"] for r in rs])
-        vd = mean([faults(r).get("vdd") for r in rs])
-        fe = mean([faults(r).get("faulty_entry_rate") for r in rs])
-        per_sigma[s] = dict(loss=loss, ered=ered, mix=access_mix(rs))
-        rows.append([s, len(rs), f"{vd:.3f} V ({(1 - vd) * 1000:.0f} mV; paper {PAPER['drop_mv'][s]} mV)",
-                     f"{pct(fe)} (paper 31-39%)", f"{pct(loss, sign=True)} (paper {PAPER['ipc_loss']})",
-                     f"{pct(ered)} (paper {pct(PAPER['energy'][s], 0)})", pct(leak, 0),
-                     f"{fmax:.0f} MHz" if fmax else "n/a",
-                     f"{l1 * 100:+.2f} pt (paper {PAPER['l1d']})"])
-    md += ["## GR-Guard at 1% cell failure, by sigma ratio", "",
-           table(["sigma rand:sys", "runs", "RF Vdd at 1% (drop)", "faulty entries", "time change",
-                  "RF energy reduction", "leakage share of baseline RF energy", "RF fmax at that Vdd",
-                  "L1D miss rate"], rows), "",
-           "Time change = cycles with GR-Guard / baseline cycles - 1 (same instructions, so = IPC loss). "
-           "RF energy = RF dynamic + leakage over the run, plus the patching unit's own energy (nominal Vdd); "
-           "dynamic energy scales with V^2, leakage power with V and the DIBL factor of `power/vf.h`. RF fmax: "
-           "the alpha-power-law clock of a 50-stage FO4 chain at that Vdd (`power/vf.h`; the SM runs at 700 MHz). "
-           "Means over workloads and chips.", ""]
-    # ---- leakage-model ablation ----
-    pairs = [(r, g) for r in dibl0 for g in gg if r["workload"] == g["workload"] and r["workload"] in base
-             and cfg(r, "pv.chip_seed") == cfg(g, "pv.chip_seed") and cfg(g, "pv.sigma_ratio") == "1:1"]
-    if pairs:
-        red = lambda xs: mean([1 - rf_energy(x) / rf_energy(base[x["workload"]]) for x in xs])
-        md += ["## Ablation: the leakage model (sigma 1:1)", "",
-               table(["RF leakage power at Vdd", "runs", "RF energy reduction (paper 31%)"],
-                     [["V x DIBL factor (`power.dibl` 0.15, default)", len(pairs), pct(red([g for _, g in pairs]))],
-                      ["V alone (`power.dibl` 0)", len(pairs), pct(red([r for r, _ in pairs]))]]), ""]
-    # ---- access mix ----
-    mrows = []
-    for s, d in per_sigma.items():
-        mrows.append([s] + [pct(d["mix"].get(k, 0)) for k in ("normal", "normal_patch", "patch_occupied", "spill")])
-    mrows.append(["paper (all)"] + [pct(PAPER["mix"][k], 0) for k in ("normal", "normal_patch", "patch_occupied", "spill")])
-    md += ["## Access mix", "", table(["sigma", "normal", "normal-patch", "patch-occupied", "spill"], mrows), ""]
-    # ---- per workload at 1:1 ----
-    wl = sorted({r["workload"] for r in gg})
-    wrows, loss_s, en_s = [], [], []
-    for w in wl:
-        rs = [r for r in gg if r["workload"] == w and cfg(r, "pv.sigma_ratio") == "1:1"]
-        if not rs or w not in base:
-            wrows.append([w, 0, "stopped", "", "", "", ""])
-            loss_s.append(None), en_s.append(None)
-            continue
-        b = base[w]
-        loss = mean([r["gpu_sim_cycle"] / b["gpu_sim_cycle"] - 1 for r in rs])
-        ered = mean([1 - rf_energy(r) / rf_energy(b) for r in rs])
-        mix = access_mix(rs)
-        wrows.append([w, len(rs), f"{b['gpu_sim_cycle']:,}", pct(loss, sign=True), pct(ered),
-                      pct(1 - mix["normal"]), pct(mix["spill"], 2)])
-        loss_s.append(loss * 100), en_s.append(ered * 100)
-    md += ["## Per workload, sigma 1:1", "",
-           table(["workload", "chips", "base cycles", "time change", "RF energy reduction", "redirected", "spill"], wrows), ""]
-    png = bars(os.path.join(out, "grguard_workloads.png"), "GR-Guard at 1% cell failure, sigma 1:1", wl,
-               {"time change %": loss_s, "RF energy reduction %": en_s}, "%", ref=31, ref_label="paper: -31% energy")
-    md += [f"![per workload]({png})", ""]
-    # ---- energy vs Vdd ----
-    series, pts_all = {}, defaultdict(list)
-    for w in sorted({r["workload"] for r in vdd}):
-        if w not in base:
-            continue
-        pts = [(cfg(r, "rf.vdd"), rf_energy(r) / rf_energy(base[w])) for r in vdd if r["workload"] == w]
-        series[w] = pts
-        for x, y in pts:
-            pts_all[x].append(y)
-    if series:
-        avg = sorted((x, mean(ys)) for x, ys in pts_all.items() if len(ys) == len(series))
-        best = min(avg, key=lambda p: p[1]) if avg else None
-        series["mean"] = avg
-        png = lines(os.path.join(out, "grguard_vdd.png"), "RF energy vs RF Vdd (sigma 1:1, chip 3)", "RF Vdd (V)",
-                    "RF energy / nominal", series, vline=(0.86, "paper optimum 0.86 V"))
-        vrows = [[f"{x:.2f}"] + [next((f"{y:.3f}" for xx, y in series[w] if xx == x), "stopped") for w in series if w != "mean"]
-                 + [f"{y:.3f}"] for x, y in avg]
-        md += ["## RF energy versus RF Vdd (sigma 1:1, chip 3)", "",
-               table(["Vdd"] + [w for w in series if w != "mean"] + ["mean"], vrows), "",
-               f"Optimum of the mean: **{best[0]:.2f} V** (energy {best[1]:.3f} of nominal); paper: 0.86 V. "
-               "A Vdd where some workload stopped (no patch) is left out of the mean." if best else "", "",
-               f"![energy vs vdd]({png})", ""]
+    base = {r["workload"]: r for r in runs if group(r) == "base"}
+    base_half = {r["workload"]: r for r in runs if group(r) == "base_half"}
+    md = ["# GR-Guard: relgpu beside the dissertation", "",
+          "Generated by `scripts/report grguard --store FILE` from the runs of `regress/grguard.json` in a campaign "
+          "store (`relgpu campaign run`): every workload at its **default** size on `configs/gtx480.json` (the "
+          "GR-Guard baseline of Table 6.1: 15 SMs, 700 MHz, GTO, 1,536 threads per SM, 128 KB RF as 32 banks x 256 "
+          "x 128 bit). Baseline = the RF at nominal Vdd (1.0 V, no faults, GR-Guard off). GR-Guard runs undervolt "
+          "each chip's RF to its 1% cell-failure point (the paper's headline point). Chips: the first ten seeds per "
+          "sigma ratio, none picked or dropped; the paper averages 100 (ten per ratio is what this machine runs in "
+          "about an hour).", ""]
+    md += campaign_time(runs, "grguard") + [""]
+    md += run_checks(runs, [])
+    md += paper_point_section(runs, missing, base) + stop_ablation_section(runs, missing, base)
+    abl, plot = ablation_section(runs, missing, base_half)
+    md += abl
+    if plot and any(v is not None for v in plot[1]):
+        png = bars(os.path.join(out, "grguard_workloads.png"),
+                   "GR-Guard at 1% (rf_point, 768 threads, sigma 1:1, chips 1-10)", plot[0],
+                   {"time change %": plot[1], "RF energy reduction %": plot[2]}, "%", ref=31,
+                   ref_label="paper: -31% energy")
+        md += [f"![per workload]({png})", ""]
+    md += dibl_section(runs, base_half) + vdd_section(runs, missing, base_half, out) + l1d_section(runs, missing)
+    md += l1lat_section(runs, missing) + stop_list(missing)
     return save_page(out, "grguard", md)
