@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """ctest report_from_store: scripts/report on a tiny store.
 
-Cuts regress/grguard.json, regress/loscache_full.json (with its ablation's
-first-CTA runs) and regress/rf_variation.json down to two workloads
-and one chip per sigma ratio (plus one run that fails, to be listed), runs
-both as campaigns into one store, and checks that scripts/report builds each
+Cuts regress/grguard.json (one of its stop ablations), regress/loscache_full.json
+(with its ablation's first-CTA runs) and regress/rf_variation.json down to two
+workloads, one chip per sigma ratio and small sizes (plus one run that fails, to
+be listed; GR-Guard's 1:1 runs stop, and are listed too), runs them as
+campaigns into one store, and checks that scripts/report builds each
 report from it: markdown tables with the numbers the store holds, the plots,
 and one self-contained HTML page. Then the errors: a missing store, a file
 that is not a store, a campaign the store lacks.
@@ -36,8 +37,12 @@ def tiny(mech):
         sw = r.get("sweep", {})
         if "size" in r and r["size"] == "default":
             continue  # minutes per run
+        if r["name"].startswith("abl_") and r["name"] != "abl_point":
+            continue  # one ablation exercises the section
         if "workload" in sw:
             sw["workload"] = [w for w in sw["workload"] if w in WORKLOADS][:1 if r["name"] == "vdd" else 2]
+            if not sw["workload"]:
+                continue  # a run set of other workloads only
         if "pv.chip_seed" in sw:
             sw["pv.chip_seed"] = sw["pv.chip_seed"][:1]
         if "rf.vdd" in sw:
@@ -49,8 +54,7 @@ def tiny(mech):
         if r["name"] == "ls_phase_gpu":
             continue
         runs.append(r)
-    if mech in ("loscache", "rf_variation"):
-        spec["defaults"]["size"] = "small"  # default sizes take minutes per run
+    spec["defaults"]["size"] = "small"  # default sizes take minutes per run
     if mech == "loscache":
         runs.append({"name": "broken", "workload": "vecops", "set": {"func.max_warp_insn": 1}})
     spec["runs"] = runs
@@ -82,13 +86,13 @@ def main():
                 json.dump(tiny(mech), f)
             r = subprocess.run([a.bin, "campaign", "run", spec, "--store", store, "-j", "2"],
                                capture_output=True, text=True)
-            want = 1 if mech == "loscache" else 0  # its "broken" run fails
+            want = 0 if mech == "rf_variation" else 1  # loscache's "broken" run fails; GR-Guard stops at 1:1
             check(r.returncode == want, f"campaign {mech} exit {r.returncode}", r.stdout + r.stderr)
 
         db = sqlite3.connect(store)
         done = dict(db.execute("SELECT campaign, count(*) FROM runs WHERE status = 'done' GROUP BY campaign"))
         done["loscache"] = done.pop("loscache_full", 0)
-        check(done == {"grguard": 12, "loscache": 6, "rf_variation": 12}, f"runs done per campaign: {done}")
+        check(done == {"grguard": 24, "loscache": 6, "rf_variation": 12}, f"runs done per campaign: {done}")
         out = os.path.join(tmp, "out")
         for mech in ("grguard", "loscache", "rf_variation"):
             r = report([mech, "--store", store, "--out", out])
@@ -105,13 +109,18 @@ def main():
             check(not re.search(r"(href|src)=\"(?!data:|#|https?:)", html), f"{mech}.html links a local file")
 
         md = open(os.path.join(out, "grguard.md")).read()
-        for sigma in ("4:1", "1:1", "1:4"):
-            check(re.search(rf"^\| {sigma} \| 2 \| 0\.\d+ V", md, re.M), f"grguard sigma {sigma} row", md)
-        # The numbers are the store's: base cycles of matmul.
+        for sigma in ("4:1", "1:1", "1:4"):  # runs, completed, stopped (no patch, other), Vdd range
+            check(re.search(rf"^\| {sigma} \| 2 \| \d \| \d \| 0 \| 0\.\d+-0\.\d+ V", md, re.M),
+                  f"grguard sigma {sigma} row", md)
+        # The numbers are the store's: base cycles of matmul (768 threads); every stop is listed.
         cyc = db.execute("SELECT json_extract(stats, '$.gpu_sim_cycle') FROM runs WHERE campaign = 'grguard' "
-                         "AND name = 'base/matmul'").fetchone()
-        check(cyc and f"| matmul | 1 | {cyc[0]:,} |" in md, f"matmul base cycles {cyc}", md)
-        check("## RF energy versus RF Vdd" in md, "the Vdd section", md)
+                         "AND name = 'base_half/matmul'").fetchone()
+        check(cyc and f"| matmul | 1 / 1 | {cyc[0]:,} |" in md, f"matmul base cycles {cyc}", md)
+        stops = db.execute("SELECT count(*) FROM runs WHERE campaign = 'grguard' AND status = 'failed'").fetchone()[0]
+        check(stops > 0 and f"## Every run that stopped ({stops})" in md and md.count(": no patch on SM ") == stops,
+              f"the {stops} stopped runs listed with their SM", md)
+        for section in ("## RF energy versus RF Vdd", "## What makes runs stop", "## L1D miss rate"):
+            check(section in md, f"the section {section}", md)
         check("Campaign time: " in md and "scripts/report grguard --store FILE --run" in md, "grguard campaign time", md)
         md = open(os.path.join(out, "loscache.md")).read()
         check("- `broken`: ERROR: exit status 3" in md, "the failed run is listed with its reason", md)

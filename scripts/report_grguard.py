@@ -376,6 +376,8 @@ def write(runs, out, missing=()):
           "sigma ratio, none picked or dropped; the paper averages 100 (ten per ratio is what this machine runs in "
           "about an hour).", ""]
     md += campaign_time(runs, "grguard") + [""]
+    md += [f"Runs read: {len(runs)}. Runs with no stats (stopped, crashed or not run yet): {len(missing)}, "
+           "each listed at the end.", ""]
     md += run_checks(runs, [])
     md += paper_point_section(runs, missing, base) + stop_ablation_section(runs, missing, base)
     abl, plot = ablation_section(runs, missing, base_half)
