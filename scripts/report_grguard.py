@@ -59,14 +59,8 @@ def mix_of(rs, field="accesses"):
 
 def stops_of(missing, g):
     """(name, parsed message or None, message) of the runs of set g that left no stats."""
-    out = []
-    for name, status, msg in missing:
-        if group(name) != g:
-            continue
-        m = STOP.search(msg) if status == "failed" else None
-        if status == "failed":  # runs not run yet are listed at the end of the page, not counted here
-            out.append((name, m, msg))
-    return out
+    # Runs not run yet are listed at the end of the page, not counted as stops.
+    return [(name, STOP.search(msg), msg) for name, status, msg in missing if group(name) == g and status == "failed"]
 
 
 def paper_point_section(runs, missing, base):
@@ -103,7 +97,7 @@ def paper_point_section(runs, missing, base):
             continue
         g = r["grguard"]
         n = sum(g["accesses"].values()) or 1
-        nsm = len(r.get("sms", [])) or 15
+        nsm = int(cfg(r, "gpu.num_sms") or 15)
         done_rows.append([cfg(r, "pv.sigma_ratio"), int(cfg(r, "pv.chip_seed")), r["workload"],
                           pct(faults(r).get("faulty_entry_rate")),
                           pct(r["gpu_sim_cycle"] / base[r["workload"]]["gpu_sim_cycle"] - 1, sign=True),
