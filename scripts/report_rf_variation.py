@@ -330,22 +330,19 @@ def hybrid_section(by, wls):
         return []
     base = sets["hyb_base"]
 
-    def b(r, k):
-        return r["sm_total"]["bot"][k]
-
     def ipc(r, w):
-        return base[w]["gpu_sim_cycle"] / r["gpu_sim_cycle"]
+        return cycles(base[w]) / cycles(r)
 
     def slow(r):
-        return b(r, "slow_accesses") / max(1, b(r, "lookups"))
+        return bot(r, "slow_accesses") / max(1, bot(r, "lookups"))
     rows = []
     for w in keys:
         h = sets["hyb"][w]
-        hs = b(h, "hybrid")
+        hs = bot(h, "hybrid")
         rows.append([w, pct(hs["regs"] / max(1, hs["of_regs"])), hs["max_vbs"],
-                     pct(hs["lookups"] / max(1, b(h, "lookups"))),
+                     pct(hs["lookups"] / max(1, bot(h, "lookups"))),
                      pct(hs["slow"] / max(1, hs["lookups"])),
-                     pct(hs.get("slow_compactable", 0) / max(1, b(h, "lookups")), 2)]
+                     pct(hs.get("slow_compactable", 0) / max(1, bot(h, "lookups")), 2)]
                     + [pct(slow(sets[n][w])) for n in ("hyb_pvopt", "hyb_reorg", "hyb")]
                     + [pct(ipc(sets[n][w], w) - 1, 1, True) for n in ("hyb_pvopt", "hyb_reorg", "hyb")])
     rows.append(["mean", "", "", "", "", ""] + [pct(mean([slow(sets[n][w]) for w in keys])) for n in ("hyb_pvopt", "hyb_reorg", "hyb")]

@@ -79,6 +79,7 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
     std::vector<uint32_t> sorted = code;
     std::sort(sorted.begin(), sorted.end());
     thr_ = sorted[std::llround(reliability::RfDelay::kFastShare * double(sorted.size())) - 1];
+    nf_ = unsigned(std::count_if(code.begin(), code.end(), [&](uint32_t c) { return c <= thr_; }));
   }
   rf_bro_ = cfg.get(kBotPairing) == "rf_bro";
   renaming_ = cfg.get(kBotRenaming);
@@ -281,31 +282,30 @@ void BotUnit::cycle(uint64_t now) {
   grants_.clear();
 }
 
-// The block's kSwap (blocks/bank_org_table): nf fast sub-banks sorted
-// fastest first make f = nf / 2 fast pairs; n = min(N_hyb / 2, f, vbs - c)
-// swaps (c = nf - f) turn vbs [f - n, f) and [c, c + n) hybrid; an odd nf
-// leaves pair f hybrid too.
-void BotUnit::set_hybrid_regs(unsigned hyb_regs, unsigned regs) {
-  hyb_regs_ = hyb_regs;
-  regs_ = regs;
-  const unsigned nhyb = nhyb_ = regs ? banks_ * hyb_regs / regs : 0;  // N_hyb = floor(16 hybrid / total)
-  const unsigned w = p_.code_width;
-  unsigned nf = 0;
-  for (unsigned s = 0; s < p_.num_sbs(); ++s) {
-    uint32_t code = 0;
-    for (unsigned b = 0; b < w; ++b) code |= uint32_t(blocks::wide_bit(codes_, s * w + b)) << b;
-    nf += code <= thr_;
-  }
-  const unsigned f = nf / 2, c = nf - f, n = std::min(nhyb / 2, std::min(f, banks_ - std::min(banks_, c)));
+// The driver side (spec 002 §5): N_hyb = floor(16 x hybrid / all registers),
+// or 16 for blocks of at most 16 threads (lanes 0-15 only: every slow
+// sub-bank paired with a fast one, Eq. 3 over every vb). The block's kSwap
+// (blocks/bank_org_table) then pairs the nf_ fast sub-banks into f = nf_ / 2
+// fast vbs and makes n = min(N_hyb / 2, f, vbs - c) swaps (c = nf_ - f):
+// vbs [f - n, f) and [c, c + n) become hybrid; an odd nf_ leaves pair f
+// hybrid too. The probes check that prediction against the block.
+void BotUnit::plan_launch(const ptx::Function* kernel, unsigned block_threads, SmRegs& regs) {
+  if (!hybrid_) return;
+  std::vector<uint8_t> hyb = regs.hybrid_phys(kernel);
+  const bool half = block_threads <= 16;
+  regs_ = unsigned(hyb.size());
+  hyb_regs_ = half ? regs_ : unsigned(std::count(hyb.begin(), hyb.end(), 1));
+  nhyb_ = regs_ ? banks_ * hyb_regs_ / regs_ : 0;
+  const unsigned f = nf_ / 2, c = nf_ - f, n = std::min(nhyb_ / 2, std::min(f, banks_ - std::min(banks_, c)));
   hyb_vbs_ = 0;
-  for (unsigned v = 0; v < banks_; ++v)
-    if ((v >= f - n && v < f) || (v >= c && v < c + n) || (nf % 2 && v == f)) hyb_vbs_ |= uint64_t(1) << v;
-}
-
-void BotUnit::hybrid_layout(std::vector<unsigned>& pure, std::vector<unsigned>& hyb) const {
-  pure.clear();
-  hyb.clear();
-  for (unsigned v = 0; v < banks_; ++v) (hyb_vbs_ >> v & 1 ? hyb : pure).push_back(v);
+  std::vector<unsigned> pure, hv;
+  for (unsigned v = 0; v < banks_; ++v) {
+    const bool h = (v >= f - n && v < f) || (v >= c && v < c + n) || (nf_ % 2 && v == f);
+    hyb_vbs_ |= uint64_t(h) << v;
+    (h ? hv : pure).push_back(v);
+  }
+  if (half) regs.set_layout({}, {}, {});
+  else regs.set_layout(std::move(hyb), std::move(pure), std::move(hv));
 }
 
 void BotUnit::halves(unsigned ws, unsigned group, unsigned& a, unsigned& b) const {

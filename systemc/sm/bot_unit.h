@@ -127,13 +127,11 @@ class BotUnit final : public BankMap {
     return t.known && !(t.spda && t.spdb);
   }
   bool fwas() const { return fwas_; }
-  // Hybrid banks: this launch's registers (before begin_launch) and the vbs the
-  // block's swaps will make hybrid (fast sub-bank A, slow B) and the others,
-  // from the sensor codes it is given; the probes check the block agrees.
-  bool hybrid() const { return hybrid_; }
-  // `hyb_regs` of the kernel's `regs` registers per thread are hybrid.
-  void set_hybrid_regs(unsigned hyb_regs, unsigned regs);
-  void hybrid_layout(std::vector<unsigned>& pure, std::vector<unsigned>& hyb) const;
+  // Hybrid banks, before begin_launch: the kernel's hybrid physical
+  // registers (SmRegs::hybrid_phys) and its block size give N_hyb and the
+  // vbs the block's swaps will make hybrid, and lay `regs` out over them
+  // (SmRegs::set_layout). Nothing without bot.hybrid.
+  void plan_launch(const ptx::Function* kernel, unsigned block_threads, SmRegs& regs);
   void count_fast_issue() { ++st_.fast_issues; }
   // First call of each SM cycle, before any grant.
   void start(uint64_t now);
@@ -170,8 +168,9 @@ class BotUnit final : public BankMap {
   // Kernel-level re-organisation: sensor codes, the slow threshold, a
   // request for the next free cycle, and cycles until lookups see it.
   bool reorg_ = false, reorg_pending_ = false, hybrid_ = false;
+  unsigned nf_ = 0;                    // sub-banks whose code is at most the threshold (fast)
   unsigned nhyb_ = 0, hyb_regs_ = 0, regs_ = 0;
-  uint64_t hyb_vbs_ = 0;               // this launch's hybrid vbs (hybrid_layout)
+  uint64_t hyb_vbs_ = 0;               // this launch's hybrid vbs (plan_launch)
   blocks::Wide codes_;
   uint32_t thr_ = 0;
   unsigned reorg_left_ = 0;

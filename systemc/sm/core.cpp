@@ -173,20 +173,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   if (gr_) gr_->begin_launch();
   if (dead_) dead_->begin_launch();
-  if (bot_ && bot_->hybrid()) {  // hybrid banks: the driver's N_hyb, then the two namespaces' banks
-    std::vector<uint8_t> hyb = regs_.hybrid_phys(ctx_.kernel);
-    if (ctx_.block.x * ctx_.block.y * ctx_.block.z <= kWarpSize / 2) {
-      // Warps of at most 16 threads touch lanes 0-15 only: every slow
-      // sub-bank paired with a fast one, Eq. (3) over every vb (spec 002 §5).
-      bot_->set_hybrid_regs(unsigned(hyb.size()), unsigned(hyb.size()));
-      regs_.set_layout({}, {}, {});
-    } else {
-      bot_->set_hybrid_regs(unsigned(std::count(hyb.begin(), hyb.end(), 1)), unsigned(hyb.size()));
-      std::vector<unsigned> pure, hv;
-      bot_->hybrid_layout(pure, hv);
-      regs_.set_layout(std::move(hyb), std::move(pure), std::move(hv));
-    }
-  }
+  if (bot_) bot_->plan_launch(ctx_.kernel, ctx_.block.x * ctx_.block.y * ctx_.block.z, regs_);  // hybrid banks
   if (bot_) bot_->begin_launch();
   if (droop_) droop_->begin_launch();  // the first launch writes its CSRs
   hold_until_ = held_cycles_ = 0;
