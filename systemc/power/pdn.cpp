@@ -56,22 +56,22 @@ Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clo
   const double n = 1 / (1 + M_SQRT2 * k + k * k);
   b0_ = k * k * n, b1_ = 2 * b0_, b2_ = b0_, a1_ = 2 * (k * k - 1) * n, a2_ = (1 - M_SQRT2 * k + k * k) * n;
   ring_.assign(sms_.size() * ring_cap_, 0.0);
-  load_.assign(PdnCircuit::kGrid, 0.0);
-  part_.assign(PdnCircuit::kGrid, 0.0);
+  load_m_.assign(PdnCircuit::kGrid, 0.0);
+  std::vector<double> load(PdnCircuit::kGrid, 0.0), part(PdnCircuit::kGrid, 0.0);
   // Start in the steady state of every SM idle (no warps): no launch-start
   // transient from a circuit that was never loaded.
   for (unsigned i = 0; i < sms_.size(); ++i) {
     const double a = (power.idle_cycle_nj(i, false) * 1e-9 * double(clocks[i].khz) * 1e3 + sms_[i].leak_w) / vnom_;
-    for (unsigned nd : PdnCircuit::site_nodes(i)) load_[nd] += a / PdnCircuit::kSiteNodes;
+    for (unsigned nd : PdnCircuit::site_nodes(i)) load[nd] += a / PdnCircuit::kSiteNodes;
   }
   for (unsigned r = 0; r < PdnCircuit::kRegions; ++r)
-    for (unsigned nd : PdnCircuit::region_nodes(r)) load_[nd] += uncore_a_ / PdnCircuit::kRegionNodes;
-  state_ = circuit_.dc(load_.data(), vnom_);
+    for (unsigned nd : PdnCircuit::region_nodes(r)) load[nd] += uncore_a_ / PdnCircuit::kRegionNodes;
+  state_ = circuit_.dc(load.data(), vnom_);
   if (cfg.get(pdn_keys::kAttribution))
     for (unsigned i = 0; i < sms_.size(); ++i) {
-      std::fill(part_.begin(), part_.end(), 0.0);
-      for (unsigned nd : sms_[i].nodes) part_[nd] = load_[nd];
-      own_.push_back(circuit_.dc(part_.data(), 0.0));
+      std::fill(part.begin(), part.end(), 0.0);
+      for (unsigned nd : sms_[i].nodes) part[nd] = load[nd];
+      own_.push_back(circuit_.dc(part.data(), 0.0));
     }
   step_end_ps_ = step_.edge_ps(1);
   const std::string path = cfg.get(pdn_keys::kTrace);
@@ -154,7 +154,7 @@ void Pdn::advance(uint64_t t) {
 
 void Pdn::solve_step() {
   const double dt = double(step_end_ps_ - step_start_ps_);  // ps
-  std::fill(load_.begin(), load_.end(), 0.0);
+  double site_a[PdnCircuit::kSites] = {}, region_a[PdnCircuit::kRegions];
   for (unsigned i = 0; i < sms_.size(); ++i) {
     double& e = ring_[i * ring_cap_ + (k0_ & (ring_cap_ - 1))];
     Sm& s = sms_[i];
@@ -165,18 +165,22 @@ void Pdn::solve_step() {
       old = dyn;
       dyn = s.recent_sum / double(s.recent.size());
     }
-    const double amps = dyn + s.leak_w / vnom_;
+    site_a[i] = dyn + s.leak_w / vnom_;
     s.drawn_nj += e + s.leak_w * dt * 1e-3;
     e = 0;
-    for (unsigned nd : s.nodes) load_[nd] = amps / PdnCircuit::kSiteNodes;
   }
-  for (unsigned r = 0; r < PdnCircuit::kRegions; ++r)
-    for (unsigned nd : PdnCircuit::region_nodes(r)) load_[nd] = uncore_a_ / PdnCircuit::kRegionNodes;
-  circuit_.step(state_, load_.data(), vnom_);
+  std::fill(std::begin(region_a), std::end(region_a), uncore_a_);
+  // The rows without SM sites matter only to the node trace.
+  const bool sites_only = node_min_.empty();
+  PdnCircuit::sites_to_modal(site_a, region_a, load_m_.data());
+  circuit_.step_modal(state_, load_m_.data(), vnom_);
+  PdnCircuit::voltages(state_, sites_only);
   for (unsigned i = 0; i < own_.size(); ++i) {
-    std::fill(part_.begin(), part_.end(), 0.0);
-    for (unsigned nd : sms_[i].nodes) part_[nd] = load_[nd];
-    circuit_.step(own_[i], part_.data(), 0.0);
+    double one[PdnCircuit::kSites] = {}, none[PdnCircuit::kRegions] = {};
+    one[i] = site_a[i];
+    PdnCircuit::sites_to_modal(one, none, load_m_.data());
+    circuit_.step_modal(own_[i], load_m_.data(), 0.0);
+    PdnCircuit::voltages(own_[i], true);
   }
   ++steps_;
   for (unsigned nd = 0; nd < node_min_.size(); ++nd) node_min_[nd] = std::min(node_min_[nd], state_.v[nd]);

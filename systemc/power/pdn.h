@@ -103,7 +103,7 @@ class Pdn final : public sm::ActivityObserver {
   uint64_t step_start_ps_ = 0, step_end_ps_ = 0;  // its start and end
   std::vector<double> ring_;            // nJ per SM per step from k0_, ring_cap_ steps per SM
   uint64_t ring_cap_ = 64;             // a power of two (indices by mask)
-  std::vector<double> load_, part_;     // per grid node (A)
+  std::vector<double> load_m_;          // a step's grid-node currents in modal form
   double vnom_, uncore_a_, emergency_, b0_, b1_, b2_, a1_, a2_;
   // Per-launch statistics.
   uint64_t steps_ = 0, emergency_steps_ = 0, events_ = 0, dominant_[3] = {};

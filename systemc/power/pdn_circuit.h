@@ -20,12 +20,21 @@
 // Clusters of 4 adjacent SMs (thesis §4.3.3, 1-based "cores 1, 2, 5, 6"): the 2x2
 // blocks {0,1,4,5}, {2,3,6,7}, {8,9,12,13}, {10,11,14,15}.
 //
-// Solver: nodal analysis with every element a series R-L-C branch between
-// two nodes (or a node and ground / the VRM), integrated with the
-// trapezoidal rule at a fixed step h. Each branch becomes a conductance
-// plus a history current, so the system matrix is constant: it is
-// factorised once (envelope Cholesky; the grid is banded, the package node
-// borders it) and each step is one forward and one back substitution.
+// Elements: every element is a series R-L-C branch between two nodes (or a
+// node and ground / the VRM), integrated with the trapezoidal rule at a
+// fixed step h: each branch is a conductance plus a history current.
+//
+// Time stepping in modal form: the grid's elements are uniform (every node
+// has the same bump, the same die capacitor, the same resistor to each
+// neighbour), so the 2-D DCT-II, the eigenbasis of the free-edged grid's
+// Laplacian, turns the 144 coupled grid nodes into 144 independent modes.
+// Only the uniform mode couples to the package node K, so each step is a
+// 3x3 solve (uniform mode, K, P) plus one division per mode: no sparse
+// solve, no dependency chain. The transforms use the DCT's even/odd
+// symmetry (two 6x6 products per 12-point transform). The DC solution and
+// the AC impedance stay nodal (envelope Cholesky, dense complex solve): they
+// run rarely and check the modal form (tests/power_pdn_test.cpp also checks
+// it against a dense nodal stepper).
 #pragma once
 #include <complex>
 #include <cstdint>
@@ -49,10 +58,13 @@ class PdnCircuit {
   static const std::vector<unsigned>& region_nodes(unsigned r);
   static unsigned cluster_of(unsigned site);
 
-  // The circuit's state: node voltages and each branch's current and
-  // capacitor voltage. Several states share one factorised matrix.
+  // The circuit's state. Several states share one circuit.
   struct State {
-    std::vector<double> v, i, vc;
+    std::vector<double> v;               // node voltages: kGrid grid nodes (as of the last step() or
+                                         // voltages()), then K and P (always current)
+    std::vector<double> vm, ib, ic, vc;  // the grid in modal form (kGrid each): voltage, bump current,
+                                         // die capacitor current and voltage
+    std::vector<double> i, vcp;          // the package branches: current, capacitor voltage
   };
 
   PdnCircuit(const PdnParams& p, double step_s);
@@ -61,8 +73,20 @@ class PdnCircuit {
   // grid-node currents `load` (A drawn to ground, kGrid of them) with the
   // VRM at vrm volts.
   State dc(const double* load, double vrm) const;
-  // One step: `load` is each grid node's current over the step (A).
+  // One step: `load` is each grid node's current over the step (A); every
+  // node voltage is current afterwards.
   void step(State& s, const double* load, double vrm) const;
+  // The same in modal form: `load_m` is to_modal() of the loads. Only the
+  // modal state, K and P move; voltages() gives the grid nodes.
+  void step_modal(State& s, const double* load_m, double vrm) const;
+  // Grid-node quantities (kGrid, row-major) to modal form and back. With
+  // sites_only, voltages() fills only the SM sites' rows (0-3, 8-11).
+  static void to_modal(const double* node, double* modal);
+  // to_modal() of the loads that draw site_a[s] (A) evenly over SM site s's
+  // nodes and region_a[r] over un-core region r's: the floorplan's blocks are
+  // separable, so this costs a sixth of the general transform.
+  static void sites_to_modal(const double* site_a, const double* region_a, double* modal);
+  static void voltages(State& s, bool sites_only = false);
   // Small-signal impedance (Ohm) at f_hz seen by a current drawn from the
   // given grid nodes in equal shares: the mean voltage over those nodes
   // per ampere. Exact AC analysis of the same circuit (no time stepping).
@@ -80,27 +104,24 @@ class PdnCircuit {
   };
   static constexpr int kGnd = -1, kVrm = -2;
   void add(int a, int b, double r, double l, double c);
-  struct Envelope {  // symmetric positive definite, lower envelope by rows
+  struct Envelope {  // symmetric positive definite, lower envelope by rows (the DC solve)
     std::vector<unsigned> first;
     std::vector<size_t> start;  // row i's entries [first[i], i] at start[i]
     std::vector<double> x, inv;  // entries; 1 / diagonal
-    std::vector<double> tb, tk;  // transpose_band()
-    std::vector<double> f1, f2, g1, g2;  // transpose_band(): newest terms over the diagonal
     void init(unsigned n, const std::vector<unsigned>& first);
     double& at(unsigned i, unsigned j) { return x[start[i] + (j - first[i])]; }
     void factor();
-    void transpose_band();
-    void solve(double* b) const;  // b: kSide entries of slack past n
+    void solve(double* b) const;
   };
-  void stamp(Envelope& m, bool dc) const;
 
   double h_;
   unsigned n_ = 0;  // grid nodes, then K, then P
   std::vector<Branch> br_;
-  size_t resistors_ = 0;  // branches [0, resistors_) are plain resistors: no history
-  size_t bumps_ = 0, caps_ = 0;  // kGrid bumps (node -> K), then kGrid die capacitors (node -> ground)
-  Envelope tr_, dc_;
-  mutable std::vector<double> rhs_;
+  size_t bumps_ = 0, caps_ = 0, pkg_ = 0;  // kGrid bumps (node -> K), kGrid die capacitors (node -> ground),
+                                           // then the package branches
+  Envelope dc_;
+  std::vector<double> inv_g_;  // modal form: 1 / each mode's conductance (the uniform mode's: unused)
+  double m3_[3][3] = {};       // the inverse of the (uniform mode, K, P) block
 };
 
 }  // namespace relgpu::power
