@@ -1,6 +1,7 @@
 """docs/results/grguard.{md,html} from the runs of regress/grguard.json in a campaign store.
 
-Default sizes, the paper's 1% point on chips 1-10 per sigma ratio (not picked), every stop counted; then the
+Default sizes, the paper's 1% point on chips 1-100 per sigma ratio (not picked; regress/grguard_chips.json holds
+chips 11-100 and a rerun of chip 1 that must equal the stored one), every stop counted; then the
 ablation under which most workloads complete (rf_point floorplan, 768 threads), where time, energy, access
 mix, the Vdd sweep and the L1D checks are measured.
 """
@@ -35,7 +36,8 @@ def name_cfg(name, key):
 
 
 def workload(name):
-    return name.split("/")[1]
+    """The name's part that is not KEY=VALUE (a sweep may list the chip first)."""
+    return next(p for p in name.split("/")[1:] if "=" not in p)
 
 
 def rf_energy(run):
@@ -66,6 +68,15 @@ def stops_of(missing, g):
 def paper_point_section(runs, missing, base):
     gg = [r for r in runs if group(r) == "grguard"]
     st = stops_of(missing, "grguard")
+    # A chip counts once every workload has finished on it (a campaign stopped part way leaves some not run).
+    finished = defaultdict(int)
+    for sig, c in [(cfg(r, "pv.sigma_ratio"), cfg(r, "pv.chip_seed")) for r in gg] + \
+            [(name_cfg(x[0], "pv.sigma_ratio"), name_cfg(x[0], "pv.chip_seed")) for x in st]:
+        finished[(sig, int(c))] += 1
+    whole = {k for k, n in finished.items() if n >= len(base)}
+    partial = sum(n for k, n in finished.items() if k not in whole)
+    gg = [r for r in gg if (cfg(r, "pv.sigma_ratio"), int(cfg(r, "pv.chip_seed"))) in whole]
+    st = [x for x in st if (name_cfg(x[0], "pv.sigma_ratio"), int(name_cfg(x[0], "pv.chip_seed"))) in whole]
     rows, chip_rows = [], []
     for s in SIGMAS:
         rs = [r for r in gg if cfg(r, "pv.sigma_ratio") == s]
@@ -91,6 +102,8 @@ def paper_point_section(runs, missing, base):
                               f"{pct(min(fe), 0)}-{pct(max(fe), 0)}" if fe else "-"])
     if not rows:
         return []
+    chips = sorted({int(cfg(r, "pv.chip_seed")) for r in gg} | {int(name_cfg(x[0], "pv.chip_seed")) for x in st})
+    queued = [n for n, status, _ in missing if group(n) == "grguard" and status != "failed"]
     done_rows = []
     for r in sorted(gg, key=lambda r: (SIGMAS.index(cfg(r, "pv.sigma_ratio")), r["workload"], int(cfg(r, "pv.chip_seed")))):
         if r["workload"] not in base:
@@ -110,7 +123,11 @@ def paper_point_section(runs, missing, base):
                table(["sigma", "chip", "workload", "faulty entries", "time change", "write stall", "normal-patch",
                       "spill", "most spill lines"], done_rows), ""] if done_rows else []
     return ["## At the paper's operating point: 1% cell failure, 1,536 threads, default floorplan", "",
-            "Every workload on chips 1-10 per sigma ratio (not picked). A run *stops* when a register write "
+            f"Every workload on chips {chip_span(chips)} per sigma ratio ({len(chips)} chips, not picked"
+            + (f"; {len(queued)} runs of the spec's chips 1-100 not run yet" if queued else "")
+            + (f"; {partial} finished runs of chips not yet finished on every workload left out" if partial else "")
+            + "). "
+            "A run *stops* when a register write "
             "finds no patch for `grguard.stall_limit` cycles (no dead WRG good in the entries it needs, the "
             "L1D spill way full); relgpu then exits with a message naming the SM, and no output is produced. "
             "The paper reports every benchmark running on all 100 chips at 1% with < 2% IPC loss.", "",
@@ -120,6 +137,46 @@ def paper_point_section(runs, missing, base):
             "Per chip:", "",
             table(["sigma", "chip", "completed", "workloads that completed", "faulty entries of the SMs that stopped"],
                   chip_rows), ""] + done_md
+
+
+def chip_span(chips):
+    """'1-40' for a contiguous list of chips, else the list."""
+    if chips and chips == list(range(chips[0], chips[-1] + 1)):
+        return f"{chips[0]}-{chips[-1]}"
+    return ", ".join(map(str, chips))
+
+
+RUN_FIELDS = {"host", "wall_s", "sim_rate_thread_insn_per_s", "sim_rate_cycle_per_s", "silicon_slowdown", "config",
+              "config_sources", "_name", "_run"}
+
+
+def recheck_section(runs, missing):
+    """regress/grguard_chips.json's rerun of chip 1 against regress/grguard.json's: the pooled chips ran at
+    two revisions, so the stats (all but host and wall time) and the stop messages must be equal."""
+    new = {r["_name"].split("/", 1)[1]: r for r in runs if group(r) == "recheck"}
+    new_stops = {n.split("/", 1)[1]: m for n, st, m in missing if group(n) == "recheck" and st == "failed"}
+    if not new and not new_stops:
+        return []
+    old = {r["_name"].split("/", 1)[1]: r for r in runs if group(r) == "grguard"}
+    old_stops = {n.split("/", 1)[1]: m for n, st, m in missing if group(n) == "grguard" and st == "failed"}
+    same, differ = 0, []
+    for k, r in new.items():
+        o = old.get(k)
+        ok = o is not None and {a: b for a, b in r.items() if a not in RUN_FIELDS} == \
+            {a: b for a, b in o.items() if a not in RUN_FIELDS}
+        same += ok
+        if not ok:
+            differ.append(k)
+    for k, m in new_stops.items():
+        same += old_stops.get(k) == m
+        if old_stops.get(k) != m:
+            differ.append(k)
+    revs = sorted({r["_run"].get("revision") or "?" for r in new.values()})
+    return ["## Chips run at two revisions", "",
+            f"Chips 1-10 ran at an earlier revision than chips 11-100. Chip 1 of the paper's point, rerun at "
+            f"{', '.join(revs) or 'the newer revision'} (`recheck` in `regress/grguard_chips.json`): "
+            f"{same} of {len(new) + len(new_stops)} runs give the same stats (all but host and wall time) or the "
+            f"same stop message as the stored run." + (f" Differ: {', '.join(differ)}." if differ else ""), ""]
 
 
 ABLATIONS = [("grguard", "none (the paper's point)"), ("abl_spill4", "4 L1D ways for spills (`grguard.spill_ways=4`)"),
@@ -366,14 +423,16 @@ def write(runs, out, missing=()):
           "store (`relgpu campaign run`): every workload at its **default** size on `configs/gtx480.json` (the "
           "GR-Guard baseline of Table 6.1: 15 SMs, 700 MHz, GTO, 1,536 threads per SM, 128 KB RF as 32 banks x 256 "
           "x 128 bit). Baseline = the RF at nominal Vdd (1.0 V, no faults, GR-Guard off). GR-Guard runs undervolt "
-          "each chip's RF to its 1% cell-failure point (the paper's headline point). Chips: the first ten seeds per "
-          "sigma ratio, none picked or dropped; the paper averages 100 (ten per ratio is what this machine runs in "
-          "about an hour).", ""]
-    md += campaign_time(runs, "grguard") + [""]
+          "each chip's RF to its 1% cell-failure point (the paper's headline point). Chips: the seeds 1-100 per "
+          "sigma ratio, as the paper's 100, none picked or dropped (chips 1-10 in `regress/grguard.json`, 11-100 in "
+          "`regress/grguard_chips.json`, chip by chip; a page written while that campaign runs counts the "
+          "chips whose runs have finished).", ""]
+    md += campaign_time(runs, "grguard", ["grguard", "grguard_chips"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (stopped, crashed or not run yet): {len(missing)}, "
            "each listed at the end.", ""]
     md += run_checks(runs, [])
-    md += paper_point_section(runs, missing, base) + stop_ablation_section(runs, missing, base)
+    md += paper_point_section(runs, missing, base) + recheck_section(runs, missing)
+    md += stop_ablation_section(runs, missing, base)
     abl, plot = ablation_section(runs, missing, base_half)
     md += abl
     if plot and any(v is not None for v in plot[1]):

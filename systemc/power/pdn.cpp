@@ -94,7 +94,7 @@ Pdn::Pdn(const config::Config& cfg, const ChipPower& power, std::vector<gpu::Clo
 
 Pdn::~Pdn() = default;
 
-double Pdn::filter(Filter& f, double x) const {
+inline double Pdn::filter(Filter& f, double x) const {
   if (!f.primed) f.x1 = f.x2 = f.y1 = f.y2 = x, f.primed = true;
   const double y = b0_ * x + b1_ * f.x1 + b2_ * f.x2 - a1_ * f.y1 - a2_ * f.y2;
   f.x2 = f.x1, f.x1 = x, f.y2 = f.y1, f.y1 = y;
@@ -187,10 +187,11 @@ void Pdn::solve_step() {
   double worst = 0, worst_first = 0, worst_second = 0;
   for (unsigned i = 0; i < sms_.size(); ++i) {
     Sm& s = sms_[i];
+    const double* vs = state_.v.data();
     unsigned low = s.nodes[0];
-    for (unsigned nd : s.nodes)
-      if (state_.v[nd] < state_.v[low]) low = nd;
-    const double v = state_.v[low], d = (vnom_ - v) / vnom_ * 100;
+    for (unsigned k = 1; k < PdnCircuit::kSiteNodes; ++k)
+      if (vs[s.nodes[k]] < vs[low]) low = s.nodes[k];
+    const double v = vs[low], d = (vnom_ - v) / vnom_ * 100;
     const double second = filter(s.lp, d), first = d - second;
     s.max_droop = std::max(s.max_droop, d);
     s.max_first = std::max(s.max_first, first);

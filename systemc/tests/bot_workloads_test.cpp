@@ -42,7 +42,9 @@ TEST_P(BotWorkload, PassesOutputCheck) {
     slow += b["slow_accesses"].get<uint64_t>();
     fills += b["rt_fills"].get<uint64_t>();
     for (const auto& sm : l.detail["sms"])  // every SM that ran re-organised first
-      if (sm["bot"]["lookups"].get<uint64_t>() > 0) EXPECT_EQ(sm["bot"]["reorgs"].get<uint64_t>(), 1u);
+      if (sm["bot"]["lookups"].get<uint64_t>() > 0) {
+        EXPECT_EQ(sm["bot"]["reorgs"].get<uint64_t>(), 1u);
+      }
     reorgs += b["reorgs"].get<uint64_t>();
   }
   EXPECT_GT(reorgs, 0u);

@@ -156,7 +156,9 @@ TEST(TimingPower, TraceRowsSumToTheStats) {
     size_t s = size_t(row["sm"]);
     ASSERT_LT(s, nsm);
     // Each SM's rows tile its cycles: no gap, no overlap, at most one window.
-    if (next[s] >= 0) EXPECT_EQ(row["first_cycle"], next[s]) << "SM " << s;
+    if (next[s] >= 0) {
+      EXPECT_EQ(row["first_cycle"], next[s]) << "SM " << s;
+    }
     EXPECT_LE(row["cycles"], 37);
     EXPECT_GT(row["end_ps"], row["start_ps"]);
     next[s] = row["first_cycle"] + row["cycles"];
