@@ -151,48 +151,47 @@ RUN_FIELDS = {"host", "wall_s", "sim_rate_thread_insn_per_s", "sim_rate_cycle_pe
               "config_sources", "_name", "_run"}
 
 
+def same_stats(a, b):
+    """Two runs' stats agree in all but host, wall time and config."""
+    return {k: v for k, v in a.items() if k not in RUN_FIELDS} == {k: v for k, v in b.items() if k not in RUN_FIELDS}
+
+
+def outcomes(runs, missing, g):
+    """(workload, chip, sigma) -> ("done", stats) or ("stop", message) for run set g's finished runs."""
+    def key(name):
+        return workload(name), int(name_cfg(name, "pv.chip_seed")), name_cfg(name, "pv.sigma_ratio")
+    out = {key(r["_name"]): ("done", r) for r in runs if group(r) == g}
+    out.update({key(n): ("stop", m) for n, st, m in missing if group(n) == g and st == "failed"})
+    return out
+
+
 def recheck_section(runs, missing):
     """regress/grguard_chips.json's rerun of chip 1 against regress/grguard.json's: the pooled chips ran at
     two revisions, so the stats (all but host and wall time) and the stop messages must be equal."""
-    new = {r["_name"].split("/", 1)[1]: r for r in runs if group(r) == "recheck"}
-    new_stops = {n.split("/", 1)[1]: m for n, st, m in missing if group(n) == "recheck" and st == "failed"}
-    if not new and not new_stops:
+    new = outcomes(runs, missing, "recheck")
+    if not new:
         return []
-    old = {r["_name"].split("/", 1)[1]: r for r in runs if group(r) == "grguard"}
-    old_stops = {n.split("/", 1)[1]: m for n, st, m in missing if group(n) == "grguard" and st == "failed"}
-    same, differ = 0, []
-    for k, r in new.items():
-        o = old.get(k)
-        ok = o is not None and {a: b for a, b in r.items() if a not in RUN_FIELDS} == \
-            {a: b for a, b in o.items() if a not in RUN_FIELDS}
-        same += ok
-        if not ok:
-            differ.append(k)
-    for k, m in new_stops.items():
-        same += old_stops.get(k) == m
-        if old_stops.get(k) != m:
-            differ.append(k)
-    revs = sorted({r["_run"].get("revision") or "?" for r in new.values()})
+    old = outcomes(runs, missing, "grguard")
+    differ = []
+    for k, (kind, x) in sorted(new.items()):
+        ok_kind, y = old.get(k, (None, None))
+        if kind != ok_kind or not (same_stats(x, y) if kind == "done" else x == y):
+            differ.append("/".join(map(str, k)))
+    revs = sorted({x["_run"].get("revision") or "?" for kind, x in new.values() if kind == "done"})
     return ["## Chips run at two revisions", "",
             f"Chips 1-10 ran at an earlier revision than chips 11-100. Chip 1 of the paper's point, rerun at "
             f"{', '.join(revs) or 'the newer revision'} (`recheck` in `regress/grguard_chips.json`): "
-            f"{same} of {len(new) + len(new_stops)} runs give the same stats (all but host and wall time) or the "
+            f"{len(new) - len(differ)} of {len(new)} runs give the same stats (all but host and wall time) or the "
             f"same stop message as the stored run." + (f" Differ: {', '.join(differ)}." if differ else ""), ""]
 
 
 def limit_check_section(runs, missing):
     """regress/grguard_chips.json's chips 1-10 at grguard.stall_limit=20000 against regress/grguard.json's at the
     default 200,000: the same outcome (completed with the same stats, or stopped on the same SM) run by run."""
-    def key(name):
-        return workload(name), name_cfg(name, "pv.chip_seed"), name_cfg(name, "pv.sigma_ratio")
-    short = {key(r["_name"]): ("done", r) for r in runs if group(r) == "check20k"}
-    short.update({key(n): ("stop", STOP.search(m)) for n, st, m in missing if group(n) == "check20k" and st == "failed"})
+    short = outcomes(runs, missing, "check20k")
     if not short:
         return []
-    chips = {int(k[1]) for k in short}
-    long_ = {key(r["_name"]): ("done", r) for r in runs if group(r) == "grguard" and int(cfg(r, "pv.chip_seed")) in chips}
-    long_.update({key(n): ("stop", STOP.search(m)) for n, st, m in missing
-                  if group(n) == "grguard" and st == "failed" and int(name_cfg(n, "pv.chip_seed")) in chips})
+    long_ = outcomes(runs, missing, "grguard")
     tally = defaultdict(int)
     differ = []
     for k, (kind, x) in sorted(short.items()):
@@ -200,19 +199,20 @@ def limit_check_section(runs, missing):
             continue
         lk, lx = long_[k]
         if kind == "done" and lk == "done":
-            same = {a: b for a, b in x.items() if a not in RUN_FIELDS} == {a: b for a, b in lx.items() if a not in RUN_FIELDS}
-            tally["completed under both, the same stats" if same else "completed under both, other stats"] += 1
+            tally["completed under both, the same stats" if same_stats(x, lx) else "completed under both, other stats"] += 1
         elif kind == "stop" and lk == "stop":
-            same = x and lx and x.group(1) == lx.group(1)
+            sm, lsm = STOP.search(x), STOP.search(lx)
+            same = sm and lsm and sm.group(1) == lsm.group(1)
             tally["stopped under both, on the same SM" if same else "stopped under both, on another SM"] += 1
         else:
             tally[f"completed only at {'20,000' if kind == 'done' else '200,000'}"] += 1
-            differ.append("/".join(k))
+            differ.append("/".join(map(str, k)))
     rows = [[what, n] for what, n in sorted(tally.items())]
+    chips = sorted({k[1] for k in short})
     return ["## The shorter stall limit of chips 11-100", "",
             f"Chips 11-100 stop a run after a write waits 20,000 cycles for a patch (`grguard.stall_limit=20000`), "
             f"not the default 200,000, so that 100 chips fit in a few hours: a stop otherwise spends most of its time "
-            f"simulating the other SMs through the wait. Chips {chip_span(sorted(chips))} were run both ways "
+            f"simulating the other SMs through the wait. Chips {chip_span(chips)} were run both ways "
             f"(`check20k` in `regress/grguard_chips.json` against `regress/grguard.json`):", "",
             table(["outcome at 20,000 against 200,000", "runs"], rows), ""] + \
         ([f"Outcomes that differ: {', '.join(differ)}.", ""] if differ else [])

@@ -33,7 +33,7 @@
 // solve, no dependency chain. The transforms use the DCT's even/odd
 // symmetry (two 6x6 products per 12-point transform). The DC solution and
 // the AC impedance stay nodal (envelope Cholesky, dense complex solve): they
-// run rarely and check the modal form (tests/power_pdn_test.cpp also checks
+// run rarely and check the modal form (systemc/tests/power_pdn_test.cpp also checks
 // it against a dense nodal stepper).
 #pragma once
 #include <complex>
@@ -84,7 +84,8 @@ class PdnCircuit {
   static void to_modal(const double* node, double* modal);
   // to_modal() of the loads that draw site_a[s] (A) evenly over SM site s's
   // nodes and region_a[r] over un-core region r's: the floorplan's blocks are
-  // separable, so this costs a sixth of the general transform.
+  // separable, so this takes about a third of the general transform's
+  // instructions.
   static void sites_to_modal(const double* site_a, const double* region_a, double* modal);
   static void voltages(State& s, bool sites_only = false);
   // Small-signal impedance (Ohm) at f_hz seen by a current drawn from the

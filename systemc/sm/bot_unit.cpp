@@ -292,7 +292,7 @@ void BotUnit::cycle(uint64_t now) {
 void BotUnit::plan_launch(const ptx::Function* kernel, unsigned block_threads, SmRegs& regs) {
   if (!hybrid_) return;
   std::vector<uint8_t> hyb = regs.hybrid_phys(kernel);
-  const bool half = block_threads <= 16;
+  const bool half = block_threads <= func::kWarpSize / 2;  // lanes 0-15 only
   regs_ = unsigned(hyb.size());
   hyb_regs_ = half ? regs_ : unsigned(std::count(hyb.begin(), hyb.end(), 1));
   nhyb_ = regs_ ? banks_ * hyb_regs_ / regs_ : 0;

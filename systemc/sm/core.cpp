@@ -173,8 +173,10 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   if (gr_) gr_->begin_launch();
   if (dead_) dead_->begin_launch();
-  if (bot_) bot_->plan_launch(ctx_.kernel, ctx_.block.x * ctx_.block.y * ctx_.block.z, regs_);  // hybrid banks
-  if (bot_) bot_->begin_launch();
+  if (bot_) {
+    bot_->plan_launch(ctx_.kernel, ctx_.block.x * ctx_.block.y * ctx_.block.z, regs_);  // hybrid banks
+    bot_->begin_launch();
+  }
   if (droop_) droop_->begin_launch();  // the first launch writes its CSRs
   hold_until_ = held_cycles_ = 0;
   finished_ = 0;
