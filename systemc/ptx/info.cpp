@@ -92,6 +92,9 @@ void function_info(std::ostringstream& o, const Module& m, const Function& f) {
     o << fmt("    %5d  %-40s reconverge at %s%s\n", i, in.text.c_str(), at.c_str(),
              in.info.tainted_branch ? "  [thread-dependent]" : "");
   }
+  for (const Function::LaneBranch& lb : f.lane_branches)
+    o << fmt("    %5d  evaluable at launch from %zu instructions; paths: taken %u, fall-through %u instructions\n", lb.at,
+             lb.slice.size(), lb.taken_len, lb.fall_len);
   if (!f.tainted_regs.empty()) {
     o << "  registers used under thread-dependent branches (" << f.tainted_regs.size() << "):";
     for (size_t k = 0; k < f.tainted_regs.size(); ++k) o << (k % 12 ? " " : "\n    ") << f.regs[f.tainted_regs[k]].name;

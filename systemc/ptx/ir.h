@@ -241,6 +241,19 @@ struct Function {
   uint32_t regs_used() const { return regs_ptxas ? regs_ptxas : regs_allocator; }
   std::vector<int32_t> phys_reg;  // per virtual register: first physical 32-bit register
   std::vector<int32_t> tainted_regs;  // registers used under ID-dependent branches
+  // Thread-dependent branches whose condition a launch can evaluate per
+  // thread (hybrid banks' lane compaction, spec 002 §5): the guard is
+  // computed from %tid, %ntid, %ctaid, %nctaid, %laneid, immediates and
+  // kernel parameters only. `slice`: the instructions that compute it, in
+  // program order, each register in it written by one instruction of the
+  // function. taken_len / fall_len: instructions on each path before the
+  // reconvergence point (the paths' blocks, counted once each).
+  struct LaneBranch {
+    int32_t at = -1;
+    std::vector<int32_t> slice;
+    uint32_t taken_len = 0, fall_len = 0;
+  };
+  std::vector<LaneBranch> lane_branches;
   // ---- additions (parser) ----
   bool defined = false;           // has a body (false: a prototype / .extern declaration)
   // Kernels: byte offset of the dynamic (extern) shared array, after the

@@ -61,6 +61,7 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
     slow_ = parse_sbs(cfg.get(kBotSlowSbs), p_.num_sbs());
   }
   hybrid_ = cfg.get(kBotHybrid);
+  compaction_ = hybrid_ && cfg.get(kBotCompaction);
   if (hybrid_ && (cfg.get(kBotRenaming) || cfg.get(kBotFbaRm)))
     throw InputError("bot.hybrid excludes bot.renaming and bot.fba_rm (each sets its own register-to-bank map)");
   if (cfg.get(kBotReorg) || hybrid_) {
@@ -132,10 +133,14 @@ void BotUnit::begin_launch() {
   if (!reorg_) probe_all();
 }
 
-void BotUnit::cta_added(unsigned slot, const std::vector<unsigned>& warps) {
+void BotUnit::cta_added(unsigned slot, const std::vector<unsigned>& warps, const uint32_t ctaid[3], SmRegs& regs) {
   if (slot >= slots_)
     throw std::logic_error("bot: CTA slot " + std::to_string(slot) + " beyond the renaming table's rows");
   for (unsigned ws : warps) ws_slot_.at(ws) = uint8_t(slot);
+  if (compaction_ && !half_ && lanes_.branches()) {
+    const std::vector<LanePerm> perms = lanes_.plan(ctaid);
+    for (size_t i = 0; i < warps.size(); ++i) regs.set_lanes(warps[i], perms.at(i).data());
+  }
   if (!renaming_ || warps.empty()) return;
   fills_.push_back({slot, warps.back()});
   for (unsigned b = 0; b < banks_; ++b) {
@@ -268,7 +273,7 @@ void BotUnit::cycle(uint64_t now) {
     if (t.spda != t.spdb) {
       ++st_.hybrid_lookups;
       st_.hybrid_slow += (out.lk_busy_o >> i) & 1;
-      // Slow with at most 16 lanes: what the paper's lane compaction (not modelled) would make fast.
+      // Slow with at most 16 slots: what a compaction that followed every branch would make fast.
       st_.hybrid_compactable += ((out.lk_busy_o >> i) & 1) && __builtin_popcount(look[i].act) <= 16;
     }
     if ((out.lk_busy_o >> i) & 1) {
@@ -289,10 +294,12 @@ void BotUnit::cycle(uint64_t now) {
 // fast vbs and makes n = min(N_hyb / 2, f, vbs - c) swaps (c = nf_ - f):
 // vbs [f - n, f) and [c, c + n) become hybrid; an odd nf_ leaves pair f
 // hybrid too. The probes check that prediction against the block.
-void BotUnit::plan_launch(const ptx::Function* kernel, unsigned block_threads, SmRegs& regs) {
+void BotUnit::plan_launch(const func::LaunchCtx& ctx, SmRegs& regs) {
   if (!hybrid_) return;
-  std::vector<uint8_t> hyb = regs.hybrid_phys(kernel);
-  const bool half = block_threads <= func::kWarpSize / 2;  // lanes 0-15 only
+  std::vector<uint8_t> hyb = regs.hybrid_phys(ctx.kernel);
+  const bool half = ctx.block.x * ctx.block.y * ctx.block.z <= func::kWarpSize / 2;  // lanes 0-15 only
+  half_ = half;
+  if (compaction_) lanes_.begin_launch(ctx);
   regs_ = unsigned(hyb.size());
   hyb_regs_ = half ? regs_ : unsigned(std::count(hyb.begin(), hyb.end(), 1));
   nhyb_ = regs_ ? banks_ * hyb_regs_ / regs_ : 0;
@@ -338,6 +345,10 @@ config::json BotUnit::stats() const {
     j["hybrid"]["lookups"] = st_.hybrid_lookups;
     j["hybrid"]["slow"] = st_.hybrid_slow;
     j["hybrid"]["slow_compactable"] = st_.hybrid_compactable;
+    if (compaction_) {
+      j["hybrid"]["lane_branches"] = lanes_.branches();
+      j["hybrid"]["permuted_warps"] = lanes_.permuted_warps();
+    }
   }
   j["sb_accesses"] = st_.sb_access;
   return j;

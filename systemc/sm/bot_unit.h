@@ -39,6 +39,7 @@
 #include "blocks/instance.h"
 #include "common/config.h"
 #include "reliability/rf_delay.h"
+#include "sm/lane_compaction.h"
 #include "sm/regfile.h"
 
 namespace relgpu::sm {
@@ -90,8 +91,15 @@ inline const config::Key<bool> kBotHybrid{
     "block's launch-time sorter pairs the sub-banks from their sensor codes and swaps floor(N_hyb / 2) fast and "
     "slow pairs into hybrid vbs (fast sub-bank on lanes 0-15); hybrid registers go over the hybrid vbs and the "
     "others over the rest (Eq. 3 over each); blocks of at most 16 threads get N_hyb = 16 and Eq. 3 over every vb. "
-    "An access is slow only if it touches a slow half. Lane compaction "
-    "is not modelled (threads keep their lanes). Needs bot.slow_sbs=pv; excludes bot.renaming and bot.fba_rm"};
+    "An access is slow only if it touches a slow half of the slots it uses (bot.compaction). Needs bot.slow_sbs=pv; "
+    "excludes bot.renaming and bot.fba_rm"};
+inline const config::Key<bool> kBotCompaction{
+    "bot.compaction", true, "",
+    "with bot.hybrid, lane compaction (spec 002 §5, sm/lane_compaction.h): at each CTA's launch every warp gets a "
+    "thread-to-slot permutation, fixed for its life, that puts the threads of a thread-dependent branch path "
+    "with at most 16 threads in slots 0-15 (the hybrid vbs' fast halves); only branches whose condition the "
+    "launch can evaluate from the thread and CTA ids, immediates and kernel parameters. false: threads keep "
+    "their lanes"};
 
 class BotUnit final : public BankMap {
  public:
@@ -104,8 +112,9 @@ class BotUnit final : public BankMap {
 
   // Per-launch stats restart; the first launch queues the power-on ROM copy.
   void begin_launch();
-  // CTA slot `slot` was given warp slots `warps` (the last is its last warp).
-  void cta_added(unsigned slot, const std::vector<unsigned>& warps);
+  // CTA `ctaid` went to CTA slot `slot`, warp slots `warps` (the last is its
+  // last warp), bound in `regs`; with lane compaction, lays out its lanes.
+  void cta_added(unsigned slot, const std::vector<unsigned>& warps, const uint32_t ctaid[3], SmRegs& regs);
 
   // What the SM knows of (slot, bank), from the last probe.
   struct Tr {
@@ -131,7 +140,7 @@ class BotUnit final : public BankMap {
   // registers (SmRegs::hybrid_phys) and its block size give N_hyb and the
   // vbs the block's swaps will make hybrid, and lay `regs` out over them
   // (SmRegs::set_layout). Nothing without bot.hybrid.
-  void plan_launch(const ptx::Function* kernel, unsigned block_threads, SmRegs& regs);
+  void plan_launch(const func::LaunchCtx& ctx, SmRegs& regs);
   void count_fast_issue() { ++st_.fast_issues; }
   // First call of each SM cycle, before any grant.
   void start(uint64_t now);
@@ -171,6 +180,8 @@ class BotUnit final : public BankMap {
   unsigned nf_ = 0;                    // sub-banks whose code is at most the threshold (fast)
   unsigned nhyb_ = 0, hyb_regs_ = 0, regs_ = 0;
   uint64_t hyb_vbs_ = 0;               // this launch's hybrid vbs (plan_launch)
+  bool compaction_ = false, half_ = false;  // half_: blocks of at most 16 threads
+  LaneCompaction lanes_;
   blocks::Wide codes_;
   uint32_t thr_ = 0;
   unsigned reorg_left_ = 0;

@@ -174,7 +174,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   if (gr_) gr_->begin_launch();
   if (dead_) dead_->begin_launch();
   if (bot_) {
-    bot_->plan_launch(ctx_.kernel, ctx_.block.x * ctx_.block.y * ctx_.block.z, regs_);  // hybrid banks
+    bot_->plan_launch(ctx_, regs_);  // hybrid banks
     bot_->begin_launch();
   }
   if (droop_) droop_->begin_launch();  // the first launch writes its CSRs
@@ -236,7 +236,7 @@ void Core::add_cta(const uint32_t ctaid[3]) {
       else sc.pending.push_back(ws);
     }
   }
-  if (bot_) bot_->cta_added(cs, c.warps);  // renaming-table fill
+  if (bot_) bot_->cta_added(cs, c.warps, ctaid, regs_);  // renaming-table fill, lane compaction
   busy_ = true;
   fetch_scan_ = true;
   next_wake_ = 0;

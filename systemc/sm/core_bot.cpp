@@ -46,7 +46,7 @@ void Core::bot_arbitrate() {
     unsigned first = 0;
     for (unsigned j = 0; j < in->nwrite; ++j) {
       group_write_[vbs[j]] = 1;
-      const unsigned g = bot_->grant(cs, in->write_group[j], in->f.exec);
+      const unsigned g = bot_->grant(cs, in->write_group[j], regs_.slots(in->ws, in->f.exec));
       if (j == 0) first = g;
       ++st_.rf_writes[vbs[j]];
       ++act_.rf_writes[vbs[j]];
@@ -76,7 +76,7 @@ void Core::bot_arbitrate() {
           continue;
         }
         group_read_[t.vb] = 1;
-        bot_reads_.push_back({in, uint8_t(i), t.vb, bot_->grant(cs, in->read_group[i], in->f.active)});
+        bot_reads_.push_back({in, uint8_t(i), t.vb, bot_->grant(cs, in->read_group[i], regs_.slots(in->ws, in->f.active))});
       }
     }
   bot_->cycle(now_);

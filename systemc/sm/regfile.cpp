@@ -77,7 +77,23 @@ void SmRegs::bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned 
   std::fill(s.pred.begin(), s.pred.end(), 0);
   std::fill(s.overflow.begin(), s.overflow.end(), 0);
   s.loc.clear();
+  s.permuted = false;
   if (!lay_pure_.empty()) build_layout(ws);
+}
+
+void SmRegs::set_lanes(unsigned ws, const uint8_t slot_of[32]) {
+  if (!bank_map_) throw std::logic_error("lane compaction needs the bank organization table");
+  uint32_t seen = 0;
+  bool identity = true;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (slot_of[l] >= 32 || seen >> slot_of[l] & 1)
+      throw std::logic_error("lane compaction: warp slot " + std::to_string(ws) + ": not a permutation of the lanes");
+    seen |= 1u << slot_of[l];
+    identity = identity && slot_of[l] == l;
+  }
+  Slot& s = slots_[ws];
+  s.permuted = !identity;
+  std::memcpy(s.slot_of, slot_of, 32);
 }
 
 // ---- Hybrid banks ----
@@ -187,9 +203,16 @@ const uint32_t* SmRegs::fetch(unsigned ws, unsigned p, uint32_t tmp[32]) {
   if (bank_map_) {
     unsigned a, b;
     bank_map_->halves(ws, g, a, b);
-    if (a == 2 * g && b == 2 * g + 1) return rf_.wreg(g, row);
-    std::memcpy(tmp, half(a, row), 16 * 4);
-    std::memcpy(tmp + 16, half(b, row), 16 * 4);
+    const Slot& s = slots_[ws];
+    if (!s.permuted) {
+      if (a == 2 * g && b == 2 * g + 1) return rf_.wreg(g, row);
+      std::memcpy(tmp, half(a, row), 16 * 4);
+      std::memcpy(tmp + 16, half(b, row), 16 * 4);
+      return tmp;
+    }
+    const uint32_t* lo = half(a, row);
+    const uint32_t* hi = half(b, row);
+    for (unsigned l = 0; l < 32; ++l) tmp[l] = s.slot_of[l] < 16 ? lo[s.slot_of[l]] : hi[s.slot_of[l] - 16];
     return tmp;
   }
   const Moved mv = place_ ? place_->moved(g, row) : Moved{};
@@ -237,6 +260,13 @@ void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t i
   }
   unsigned p = base + unsigned(m.phys);
   if (m.where == Where::rf && p + m.width <= capacity(warp) && bank_map_) {
+    const Slot& s = slots_[warp];
+    uint64_t moved[kWarpSize];
+    if (s.permuted) {  // lane l's value to slot slot_of[l]
+      for (unsigned l = 0; l < kWarpSize; ++l) moved[s.slot_of[l]] = in[l];
+      mask = slots(warp, mask);
+      in = moved;
+    }
     for (unsigned k = 0; k < m.width; ++k) {
       unsigned a, b;
       const unsigned row = row_of(warp, p + k);

@@ -142,6 +142,7 @@ class SmRegs final : public func::RegStorage {
   // covers each 512-bit half (a sub-bank has its own decoder and word).
   // Needs 1024-bit entries; excludes a placement. nullptr: halves at home.
   void set_bank_map(const BankMap* m);
+  const BankMap* bank_map() const { return bank_map_; }
   // ---- end bank organization ----
 
   // A warp slot becomes live: its func::Warp (for the frame stack), first
@@ -174,6 +175,19 @@ class SmRegs final : public func::RegStorage {
   void set_layout(std::vector<uint8_t> hyb, std::vector<unsigned> pure_banks, std::vector<unsigned> hyb_banks);
   bool hybrid(unsigned ws, unsigned p) const {
     return !lay_pure_.empty() && p < slots_[ws].loc.size() && slots_[ws].loc[p].hyb;
+  }
+  // Lane compaction (sm/lane_compaction.h): thread lane l of warp slot ws
+  // lives in slot slot_of[l] of each of its warp registers (slots 0-15 in
+  // the sub-bank on lanes 0-15). A permutation of 0..31; needs a bank map.
+  // bind() restores the identity.
+  void set_lanes(unsigned ws, const uint8_t slot_of[32]);
+  // The slots that the lanes in `mask` use.
+  uint32_t slots(unsigned ws, uint32_t mask) const {
+    const Slot& s = slots_[ws];
+    if (!s.permuted) return mask;
+    uint32_t out = 0;
+    for (uint32_t m = mask; m; m &= m - 1) out |= 1u << s.slot_of[__builtin_ctz(m)];
+    return out;
   }
 
   // A warp slot's first row (its rows are row_base .. row_base + rows - 1).
@@ -212,6 +226,8 @@ class SmRegs final : public func::RegStorage {
     std::vector<uint64_t> overflow;   // per register slot: 32 lanes (allocated on first use)
     struct Loc { uint16_t row; uint8_t group; bool hyb; };
     std::vector<Loc> loc;             // per physical register, with a layout (set_layout)
+    bool permuted = false;            // set_lanes
+    uint8_t slot_of[32];
   };
   void build_layout(unsigned ws);
   const std::vector<Map>& map_of(const ptx::Function* fn);

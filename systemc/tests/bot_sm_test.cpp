@@ -420,12 +420,22 @@ TEST(BotTiming, HybridBanksServeHalfWarpsFromFastHalves) {
   EXPECT_LT(hyb.t.slow * 4, bro.t.slow) << "only the full-warp accesses before the branch stay slow";
   EXPECT_LT(hyb.t.cycles, bro.t.cycles);
   EXPECT_EQ(hyb.hybrid["slow_compactable"].get<uint64_t>(), 0u);
-  // Lanes 16-31 in the branch instead: threads keep their lanes (no
-  // compaction), so they touch the slow halves, and the stat counts them.
+  EXPECT_EQ(hyb.hybrid["lane_branches"].get<unsigned>(), 1u);
+  EXPECT_EQ(hyb.hybrid["permuted_warps"].get<uint64_t>(), 0u) << "lanes 0-15 are compact already";
+  // Lanes 16-31 in the branch instead: lane compaction gives every warp the
+  // permutation that puts them in slots 0-15, so they stay on the fast
+  // halves. Without it threads keep their lanes and touch the slow halves,
+  // and the stat counts them.
   Branch up = run_branch({kPv[0], kPv[1], kPv[2], "bot.hybrid=true"}, true);
-  EXPECT_TRUE(up.t.right);
-  EXPECT_GT(up.t.slow, hyb.t.slow * 4);
-  EXPECT_GT(up.hybrid["slow_compactable"].get<uint64_t>(), up.t.slow / 2);
+  Branch keep = run_branch({kPv[0], kPv[1], kPv[2], "bot.hybrid=true", "bot.compaction=false"}, true);
+  EXPECT_TRUE(up.t.right && keep.t.right);
+  EXPECT_EQ(up.hybrid["permuted_warps"].get<uint64_t>(), 8u);
+  EXPECT_FALSE(keep.hybrid.contains("permuted_warps"));
+  EXPECT_EQ(up.t.slow, hyb.t.slow);
+  EXPECT_EQ(up.hybrid["slow_compactable"].get<uint64_t>(), 0u);
+  EXPECT_GT(keep.t.slow, hyb.t.slow * 4);
+  EXPECT_GT(keep.hybrid["slow_compactable"].get<uint64_t>(), keep.t.slow / 2);
+  EXPECT_GT(keep.t.cycles, up.t.cycles);
   ASSERT_FALSE(hyb.layout.empty());
   EXPECT_EQ(hyb.places.size(), hyb.layout.size()) << "two registers share a place";
   const unsigned rows = unsigned(hyb.layout.size()) / 16;
@@ -441,6 +451,58 @@ TEST(BotTiming, HybridBanksServeHalfWarpsFromFastHalves) {
 // Blocks of at most 16 threads: N_hyb is 16, so the swaps pair every slow
 // sub-bank with a fast one and no access of a half warp is slow; RF-BRO
 // alone keeps five vbs of two slow sub-banks.
+namespace {
+// Lane compaction with data: one warp; lanes 16-31 run the body of a %tid
+// branch and hold lane + 0x10000 in %r2 across a loop, then store it. While
+// it is held, bit 0 of slot `slot` of %r2's warp register (sub-bank sbA
+// for slots 0-15, sbB for 16-31, as the BOT maps %r2's bank) is flipped.
+// Returns the lanes whose output came out wrong.
+std::vector<unsigned> flip_compacted(bool compaction, unsigned slot) {
+  sm::test::TRig r;
+  paper_rf(r, {kPv[0], kPv[1], kPv[2], "bot.hybrid=true", compaction ? "bot.compaction=true" : "bot.compaction=false"});
+  r.load(std::string(sm::test::kHead) +
+         ".visible .entry k(.param .u64 out) {\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<3>;\n"
+         "  ld.param.u64 %rd1, [out];\n  mov.u32 %r31, %tid.x;\n  setp.lt.u32 %p1, %r31, 16;\n  @%p1 bra DONE;\n"
+         "  add.u32 %r2, %r31, 65536;\n  mov.u32 %r30, 0;\nLOOP:\n  add.u32 %r30, %r30, 1;\n"
+         "  setp.lt.u32 %p2, %r30, 200;\n  @%p2 bra LOOP;\n  mul.wide.u32 %rd2, %r31, 4;\n"
+         "  add.u64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r2;\nDONE:\n  ret;\n}\n");
+  uint64_t out = r.upload(std::vector<uint32_t>(32, 0));
+  const ptx::Function* fn = r.mod->find("k");
+  bool flipped = false;
+  r.before_cycle = [&](uint64_t now) {
+    if (flipped || now < 400) return;
+    sm::SmRegs& regs = r.sm->regs();
+    unsigned rs = 0, p = 0, width = 0;
+    while (fn->regs[rs].name != "%r2") ++rs;
+    ASSERT_TRUE(regs.phys(0, rs, p, width));
+    unsigned a, b;
+    regs.bank_map()->halves(0, regs.group_of(0, p), a, b);
+    const unsigned sb = slot < 16 ? a : b;
+    r.sm->regfile().wreg(sb / 2, regs.row_of(0, p))[(sb % 2) * 16 + slot % 16] ^= 1;
+    flipped = true;
+  };
+  r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+  EXPECT_TRUE(flipped);
+  std::vector<uint32_t> got = r.download<uint32_t>(out, 32);
+  std::vector<unsigned> wrong;
+  for (unsigned l = 0; l < 32; ++l)
+    if (got[l] != (l < 16 ? 0u : l + 65536)) wrong.push_back(l);
+  return wrong;
+}
+}  // namespace
+
+// Lane compaction moves the data: with it, lane 16's value of %r2 lives in
+// slot 0 (the fast sub-bank) and slot 16 holds lane 0, which left at the
+// branch; without it, lane 16 is in slot 16. A flipped cell shows in the
+// thread whose slot it is.
+TEST(BotData, LaneCompactionMovesEachThreadsRegistersToItsSlot) {
+  EXPECT_EQ(flip_compacted(true, 0), std::vector<unsigned>{16});
+  EXPECT_EQ(flip_compacted(true, 16), std::vector<unsigned>{});
+  EXPECT_EQ(flip_compacted(false, 0), std::vector<unsigned>{});
+  EXPECT_EQ(flip_compacted(false, 16), std::vector<unsigned>{16});
+  EXPECT_EQ(flip_compacted(true, 5), std::vector<unsigned>{21});
+}
+
 TEST(BotTiming, HybridBanksPairEverySlowSubBankForHalfWarps) {
   Timed bro = run_chain({kPv[0], kPv[1], kPv[2]}, 16);
   Timed hyb = run_chain({kPv[0], kPv[1], kPv[2], "bot.hybrid=true"}, 16);

@@ -260,6 +260,75 @@ $X:
   EXPECT_TRUE(tainted(f, "%r5"));
 }
 
+// Lane compaction's branches (Function::lane_branches): the taint test's
+// branch is computed from %tid and an immediate, so a launch can evaluate it
+// (slice: instructions 0, 2 and 6); its fall-through path holds 2
+// instructions, the taken one none (it jumps to the reconvergence point).
+TEST(PtxAnalysis, LaneBranchesAreThoseALaunchCanEvaluate) {
+  auto m = kernel(R"(
+	mov.u32 %r1, %tid.x;            // 0
+	mov.u32 %r2, %ntid.x;           // 1
+	shl.b32 %r3, %r1, 2;            // 2
+	setp.lt.u32 %p1, %r2, 64;       // 3
+	@%p1 bra $U;                    // 4 uniform: not a lane branch
+	mov.u32 %r10, 1;                // 5
+$U:
+	setp.lt.u32 %p2, %r3, 64;       // 6
+	@%p2 bra $T;                    // 7
+	add.s32 %r11, %r2, %r12;        // 8
+	mov.u32 %r13, %r11;             // 9
+$T:
+	ret;
+)");
+  const Function& f = *m->functions[0];
+  ASSERT_EQ(f.lane_branches.size(), 1u);
+  EXPECT_EQ(f.lane_branches[0].at, 7);
+  EXPECT_EQ(f.lane_branches[0].slice, (std::vector<int32_t>{0, 2, 6}));
+  EXPECT_EQ(f.lane_branches[0].fall_len, 2u);
+  EXPECT_EQ(f.lane_branches[0].taken_len, 0u);
+}
+
+// Not evaluable at launch: a condition on loaded data, on a loop variable
+// (written twice), or on %clock; a kernel parameter is.
+TEST(PtxAnalysis, LaneBranchesSkipDataLoopsAndClocks) {
+  auto m = kernel(R"(
+	mov.u32 %r1, %tid.x;            // 0
+	mul.wide.u32 %rd2, %r1, 4;      // 1
+	add.s64 %rd3, %rd1, %rd2;       // 2
+	ld.global.u32 %r2, [%rd3];      // 3
+	setp.ne.s32 %p1, %r2, 0;        // 4 data
+	@%p1 bra $A;                    // 5
+	mov.u32 %r5, 1;                 // 6
+$A:
+	mov.u32 %r6, 0;                 // 7
+$L:
+	add.u32 %r6, %r6, 1;            // 8 loop variable
+	setp.lt.u32 %p2, %r1, %r6;      // 9
+	@%p2 bra $B;                    // 10
+	mov.u32 %r7, 1;                 // 11
+$B:
+	setp.lt.u32 %p5, %r6, 4;        // 12
+	@%p5 bra $L;                    // 13
+	mov.u32 %r8, %clock;            // 14
+	add.u32 %r9, %r8, %r1;          // 15
+	setp.lt.u32 %p3, %r9, 7;        // 16 clock
+	@%p3 bra $C;                    // 17
+	mov.u32 %r10, 1;                // 18
+$C:
+	ld.param.u32 %r11, [p];         // 19
+	setp.lt.u32 %p4, %r1, %r11;     // 20 parameter
+	@%p4 bra $D;                    // 21
+	mov.u32 %r12, 1;                // 22
+$D:
+	ret;
+)");
+  const Function& f = *m->functions[0];
+  for (int i : {5, 10, 17, 21}) EXPECT_TRUE(f.instrs[size_t(i)].info.tainted_branch) << i;
+  ASSERT_EQ(f.lane_branches.size(), 1u);
+  EXPECT_EQ(f.lane_branches[0].at, 21);
+  EXPECT_EQ(f.lane_branches[0].slice, (std::vector<int32_t>{0, 19, 20}));
+}
+
 TEST(PtxAnalysis, OperandRoles) {
   auto m = kernel(R"(
 	st.global.v2.u32 [%rd1+8], {%r1, %r2};
