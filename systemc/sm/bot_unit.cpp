@@ -346,7 +346,8 @@ config::json BotUnit::stats() const {
     j["hybrid"]["slow"] = st_.hybrid_slow;
     j["hybrid"]["slow_compactable"] = st_.hybrid_compactable;
     if (compaction_) {
-      j["hybrid"]["lane_branches"] = lanes_.branches();
+      j["hybrid"]["max_lane_branches"] = lanes_.branches();
+      j["hybrid"]["planned_warps"] = lanes_.planned_warps();
       j["hybrid"]["permuted_warps"] = lanes_.permuted_warps();
     }
   }

@@ -24,7 +24,7 @@ void LaneCompaction::begin_launch(const func::LaunchCtx& ctx) {
   ctx_.max_warp_insn = UINT64_MAX;
   ex_ = std::make_unique<func::Executor>(ctx_, regs_);
   branches_.clear();
-  permuted_ = 0;
+  permuted_ = planned_ = 0;
   // Only what the executor computes from registers alone, and ld.param.
   const func::Code& code = ex_->code(ctx.kernel);
   for (const ptx::Function::LaneBranch& b : ctx.kernel->lane_branches) {
@@ -66,6 +66,7 @@ std::vector<LanePerm> LaneCompaction::plan(const uint32_t ctaid[3]) {
     bool identity = true;
     for (unsigned l = 0; l < 32; ++l) identity = identity && perms.back()[l] == l;
     permuted_ += !identity;
+    ++planned_;
   }
   return perms;
 }

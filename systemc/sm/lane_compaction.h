@@ -41,6 +41,7 @@ class LaneCompaction {
   // analysis found), and warps given a permutation other than the identity.
   unsigned branches() const { return unsigned(branches_.size()); }
   uint64_t permuted_warps() const { return permuted_; }
+  uint64_t planned_warps() const { return planned_; }
 
   // The compaction of `active` (at most 16 lanes): its lanes to slots
   // 0.., in order, then the others.
@@ -52,7 +53,7 @@ class LaneCompaction {
   std::unique_ptr<func::Executor> ex_;
   func::Cta cta_;
   std::vector<const ptx::Function::LaneBranch*> branches_;
-  uint64_t permuted_ = 0;
+  uint64_t permuted_ = 0, planned_ = 0;
 };
 
 }  // namespace relgpu::sm

@@ -420,7 +420,8 @@ TEST(BotTiming, HybridBanksServeHalfWarpsFromFastHalves) {
   EXPECT_LT(hyb.t.slow * 4, bro.t.slow) << "only the full-warp accesses before the branch stay slow";
   EXPECT_LT(hyb.t.cycles, bro.t.cycles);
   EXPECT_EQ(hyb.hybrid["slow_compactable"].get<uint64_t>(), 0u);
-  EXPECT_EQ(hyb.hybrid["lane_branches"].get<unsigned>(), 1u);
+  EXPECT_EQ(hyb.hybrid["max_lane_branches"].get<unsigned>(), 1u);
+  EXPECT_EQ(hyb.hybrid["planned_warps"].get<uint64_t>(), 8u);
   EXPECT_EQ(hyb.hybrid["permuted_warps"].get<uint64_t>(), 0u) << "lanes 0-15 are compact already";
   // Lanes 16-31 in the branch instead: lane compaction gives every warp the
   // permutation that puts them in slots 0-15, so they stay on the fast
