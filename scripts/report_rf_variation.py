@@ -147,7 +147,8 @@ def write(runs, out, missing=(), store=None):
           "Clock figures come from the RF delay model's 100-chip calibration "
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
     md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
-                                               "rf_variation_fba", "rf_variation_hybrid"]) + [""]
+                                               "rf_variation_fba", "rf_variation_hybrid",
+                                               "rf_variation_compaction"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 
@@ -171,13 +172,16 @@ def write(runs, out, missing=(), store=None):
         return (mean(xs), len(xs)) if xs else (None, 0)
     fba_ipc, n_fba = rel_to("fba")
     fbro_ipc, _ = rel_to("fba_bro")
-    hb = {k[0]: r for k, r in by.get("hyb_base", {}).items()}
-    hy = [hb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("hyb", {}).items() if k[0] in hb]
-    hp = [hb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("hyb_pvopt", {}).items() if k[0] in hb]
+    # Hybrid banks with lane compaction (rf_variation_compaction.json) when stored, else without.
+    pre = "cmp_" if by.get("cmp_hyb") else "hyb_"
+    hb = {k[0]: r for k, r in by.get(pre + "base", {}).items()}
+    hy = [hb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("cmp_hyb" if pre == "cmp_" else "hyb", {}).items()
+          if k[0] in hb]
+    hp = [hb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get(pre + "pvopt", {}).items() if k[0] in hb]
     if hy:
         rows.append(["IPC, PV-opt with hybrid banks", "+1%", pct(mean(hy) - 1, 1, True),
-                     f"{len(hy)} workloads; in the same campaign PV-opt without them "
-                     f"{pct(mean(hp) - 1, 1, True) if hp else 'n/a'}"])
+                     f"{len(hy)} workloads; {'with' if pre == 'cmp_' else 'without'} lane compaction; in the same "
+                     f"campaign PV-opt without hybrid banks {pct(mean(hp) - 1, 1, True) if hp else 'n/a'}"])
     rows.append(["IPC, FBA-RM", "-7%", pct(fba_ipc - 1, 1, True) if fba_ipc else "not run",
                  f"{n_fba} workloads; slow accesses {pct(share('fba'))}; in the same campaign VL-SB + RF-BRO "
                  f"{pct(fbro_ipc - 1, 1, True) if fbro_ipc else 'n/a'}" if fba_ipc else ""])
@@ -285,6 +289,7 @@ def write(runs, out, missing=(), store=None):
                       "IPC, FBA-RM"], rows), ""]
 
     md += hybrid_section(by, wls)
+    md += compaction_section(by, wls)
 
     # ---- ablations ----
     alls = {k[0]: r for k, r in by.get("all_slow", {}).items()}
@@ -322,6 +327,77 @@ def write(runs, out, missing=(), store=None):
     return save_page(out, "rf_variation", md)
 
 
+def compaction_section(by, wls):
+    """Hybrid banks with and without lane compaction, from regress/rf_variation_compaction.json."""
+    names = ("cmp_base", "cmp_pvopt", "cmp_hyb_keep", "cmp_hyb")
+    sets = {n: {k[0]: r for k, r in by.get(n, {}).items()} for n in names}
+    keys = [w for w in wls if all(w in sets[n] for n in names)]
+    if not keys:
+        return []
+    base = sets["cmp_base"]
+
+    def ipc(n, w):
+        return cycles(base[w]) / cycles(sets[n][w])
+
+    def slow(n, w):
+        return bot(sets[n][w], "slow_accesses") / max(1, bot(sets[n][w], "lookups"))
+
+    def left(n, w):
+        return bot(sets[n][w], "hybrid").get("slow_compactable", 0) / max(1, bot(sets[n][w], "lookups"))
+    rows = []
+    for w in keys:
+        h = bot(sets["cmp_hyb"][w], "hybrid")
+        rows.append([w, int(h.get("max_lane_branches", 0)),
+                     f"{h.get('permuted_warps', 0):,} / {h.get('planned_warps', 0):,}",
+                     pct(left("cmp_hyb_keep", w), 2), pct(left("cmp_hyb", w), 2),
+                     pct(slow("cmp_hyb_keep", w)), pct(slow("cmp_hyb", w)),
+                     pct(ipc("cmp_pvopt", w) - 1, 1, True), pct(ipc("cmp_hyb_keep", w) - 1, 1, True),
+                     pct(ipc("cmp_hyb", w) - 1, 1, True)])
+    rows.append(["mean", "", "", pct(mean([left("cmp_hyb_keep", w) for w in keys]), 2),
+                 pct(mean([left("cmp_hyb", w) for w in keys]), 2),
+                 pct(mean([slow("cmp_hyb_keep", w) for w in keys])), pct(mean([slow("cmp_hyb", w) for w in keys]))]
+                + [pct(mean([ipc(n, w) for w in keys]) - 1, 1, True) for n in ("cmp_pvopt", "cmp_hyb_keep", "cmp_hyb")])
+    return ["## Lane compaction (`regress/rf_variation_compaction.json`, chip 1, 1:1)", "",
+            "`bot.compaction` (`sm/lane_compaction.h`): at each CTA's launch every warp gets a thread-to-slot "
+            "permutation, fixed for its life, that puts the threads of the longest thread-dependent branch path with "
+            "at most 16 threads in slots 0-15, the hybrid vbs' fast halves. Only branches a launch can evaluate "
+            "qualify (condition from thread and CTA ids, immediates and kernel parameters; `relgpu ptx-info` lists "
+            "them). Branches: the most such branches in one kernel of the workload. Warps permuted: warps given a "
+            "permutation other than the identity, of all warps launched (a path of threads 0..k-1 is compact "
+            "already). Compactable: slow hybrid lookups touching at most 16 slots, per lookup (what a compaction "
+            "that followed every branch would make fast), without and with compaction. All four configurations "
+            "ran in one campaign at one revision; IPC against its no-BOT runs.", "",
+            table(["workload", "branches", "warps permuted", "compactable, without", "compactable, with",
+                   "slow accesses, hybrid without", "slow, hybrid with", "IPC, PV-opt", "IPC, hybrid without",
+                   "IPC, hybrid with"], rows), ""] + all_together_chips(by, keys, base)
+
+
+def all_together_chips(by, wls, base):
+    """IPC of PV-opt + hybrid banks + lane compaction (the paper's All-Together) over chips and sigma ratios."""
+    runs = {}
+    for n in ("cmp_hyb", "cmp_hyb_chips", "cmp_hyb_ratio"):
+        for (w, chip, ratio), r in by.get(n, {}).items():
+            runs[(w, chip, ratio)] = r
+    rows = []
+    for ratio in ("1:4", "1:1", "4:1"):
+        chips = sorted({c for (w, c, q) in runs if q == ratio})
+        # A chip counts once every workload ran on it.
+        chips = [c for c in chips if all((w, c, ratio) in runs for w in wls)]
+        if not chips:
+            continue
+        per_chip = [mean([cycles(base[w]) / cycles(runs[(w, c, ratio)]) for w in wls]) for c in chips]
+        slow = mean([bot(runs[(w, c, ratio)], "slow_accesses") / max(1, bot(runs[(w, c, ratio)], "lookups"))
+                     for w in wls for c in chips])
+        rows.append([ratio, len(chips), pct(mean(per_chip) - 1, 2, True), pct(min(per_chip) - 1, 2, True),
+                     pct(max(per_chip) - 1, 2, True), pct(slow)])
+    if not rows:
+        return []
+    return ["All-Together (PV-opt + hybrid banks + lane compaction) across chips and sigma ratios "
+            "(`cmp_hyb`, `cmp_hyb_chips`, `cmp_hyb_ratio`). IPC per chip: the mean over the workloads against the "
+            "no-BOT runs, whose timing no chip changes. Paper: All-Together IPC +1% over the baseline.", "",
+            table(["sigma", "chips", "IPC, mean over chips", "lowest chip", "highest chip", "slow accesses"], rows), ""]
+
+
 def hybrid_section(by, wls):
     """Hybrid banks against PV-opt and the launch-time sorter alone, all from regress/rf_variation_hybrid.json."""
     sets = {n: {k[0]: r for k, r in by.get(n, {}).items()} for n in ("hyb_base", "hyb_pvopt", "hyb_reorg", "hyb")}
@@ -353,7 +429,8 @@ def hybrid_section(by, wls):
             "launch-time sorter pairs the sub-banks from their sensor codes and swaps floor(N_hyb / 2) fast and slow "
             "pairs into hybrid vbs (fast sub-bank on lanes 0-15, at most as many swaps as slow pairs); hybrid registers "
             "go over the hybrid vbs, the others over the rest. An access is slow only if it touches a slow half. "
-            "Threads keep their lanes (the paper's lane compaction is not modelled). `hyb_reorg` is PV-opt with the "
+            "These runs predate lane compaction: threads keep their lanes (`bot.compaction=false`; the next "
+            "section adds it). `hyb_reorg` is PV-opt with the "
             "same launch-time sorter and no swaps: the sorter classes sub-banks by 8-bit codes, so ties at the "
             "threshold can make more than 22 fast, which this column separates from the hybrid banks themselves. "
             "Hybrid registers: share of the registers per thread (summed over SMs and launches); hybrid lookups: "

@@ -100,6 +100,56 @@ TEST(SmRegfile, MappingAndStorage) {
   for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 0u);
 }
 
+// Lane compaction (SmRegs::set_lanes): with a permutation, lane l's values
+// live in slot slot_of[l] of each warp register (slots 0-15 in the sub-bank
+// on lanes 0-15), masked writes keep the other lanes, 64-bit registers move
+// both halves, a non-permutation is refused, and bind() restores the identity.
+TEST(SmRegfile, LanePermutationPlacesEachThreadInItsSlot) {
+  struct Halves final : BankMap {
+    void halves(unsigned, unsigned g, unsigned& a, unsigned& b) const override { a = 2 * g, b = 2 * g + 1; }
+  } map;
+  Kernel k;
+  RegisterFile rf(16, 64, 1024);
+  SmRegs regs(rf, 8);
+  regs.set_kernel(k.fn);
+  func::Warp w;
+  w.frames.resize(1);
+  regs.reserve(2, unsigned(k.fn->regs.size()));
+  uint8_t slot_of[32];
+  for (unsigned l = 0; l < 32; ++l) slot_of[l] = uint8_t(31 - l);
+  EXPECT_THROW(regs.set_lanes(2, slot_of), std::logic_error);  // no bank map
+  regs.set_bank_map(&map);
+  regs.bind(2, &w, 0, 1);
+  regs.set_lanes(2, slot_of);
+  EXPECT_EQ(regs.slots(2, 0x1u), 0x80000000u);
+  EXPECT_EQ(regs.slots(2, 0xffffu), 0xffff0000u);
+  const int32_t rd1 = k.reg("%rd1");
+  unsigned p, width;
+  ASSERT_TRUE(regs.phys(2, unsigned(rd1), p, width));
+  uint64_t in[32], out[32];
+  for (unsigned l = 0; l < 32; ++l) in[l] = 0x1111'0000'0000'0000ull * (l % 15) + l;
+  regs.write(2, unsigned(rd1), 0xffffffffu, in);
+  for (unsigned l = 0; l < 32; ++l) {
+    EXPECT_EQ(rf.wreg(regs.group_of(2, p), 0)[31 - l], uint32_t(in[l])) << l;
+    EXPECT_EQ(rf.wreg(regs.group_of(2, p + 1), 0)[31 - l], uint32_t(in[l] >> 32)) << l;
+  }
+  uint64_t more[32];
+  for (unsigned l = 0; l < 32; ++l) more[l] = 7 + l;
+  regs.write(2, unsigned(rd1), 0x00000005u, more);  // lanes 0 and 2
+  regs.read(2, unsigned(rd1), out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], l == 0 || l == 2 ? more[l] : in[l]) << l;
+  rf.wreg(regs.group_of(2, p), 0)[31] ^= 1;  // slot 31: lane 0
+  regs.read(2, unsigned(rd1), out);
+  EXPECT_EQ(out[0], more[0] ^ 1);
+  EXPECT_EQ(out[31], in[31]);
+  slot_of[1] = slot_of[0];
+  EXPECT_THROW(regs.set_lanes(2, slot_of), std::logic_error);
+  regs.bind(2, &w, 0, 1);
+  EXPECT_EQ(regs.slots(2, 0x1u), 0x1u);
+  regs.write(2, unsigned(rd1), 0xffffffffu, in);
+  EXPECT_EQ(rf.wreg(regs.group_of(2, p), 0)[0], uint32_t(in[0]));
+}
+
 TEST(SmRegfile, WarpRegisterSpansEightBanks) {
   Kernel k;
   RegisterFile rf(32, 256, 128);
