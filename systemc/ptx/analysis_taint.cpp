@@ -83,9 +83,32 @@ static bool launch_slice(const Function& f, const std::vector<int32_t>& def_at, 
   return true;
 }
 
-// Function::lane_branches: the tainted branches a launch can evaluate.
+// Registers read or written in the blocks marked in `seen`.
+static void mark_regs(const Function& f, const std::vector<char>& seen, std::vector<char>& in_region) {
+  std::vector<int32_t> uses, defs;
+  for (size_t b = 0; b < seen.size(); ++b) {
+    if (!seen[b]) continue;
+    for (int32_t x = f.blocks[b].first; x <= f.blocks[b].last; ++x) {
+      instr_uses(f.instrs[x], uses);
+      instr_defs(f.instrs[x], defs);
+      for (int32_t r : uses) in_region[r] = 1;
+      for (int32_t r : defs) in_region[r] = 1;
+    }
+  }
+}
+
+static std::vector<int32_t> marked(const std::vector<char>& in_region) {
+  std::vector<int32_t> out;
+  for (size_t r = 0; r < in_region.size(); ++r)
+    if (in_region[r]) out.push_back(int32_t(r));
+  return out;
+}
+
+// Function::lane_branches and lane_regs: the tainted branches a launch can
+// evaluate, and the registers used under them.
 static void find_lane_branches(Function& f) {
   f.lane_branches.clear();
+  std::vector<char> in_region(f.regs.size(), 0);
   std::vector<int32_t> def_at(f.regs.size(), -1), defs;  // -2: written more than once
   for (size_t i = 0; i < f.instrs.size(); ++i) {
     instr_defs(f.instrs[i], defs);
@@ -104,8 +127,10 @@ static void find_lane_branches(Function& f) {
                          f.blocks[s].first == int32_t(in.ops[0].imm) && f.blocks[s].first != lb.at + 1;
       (taken ? lb.taken_len : lb.fall_len) = region_len(f, s, in.info.ipdom);
     }
+    mark_regs(f, region(f, b.succ, in.info.ipdom), in_region);
     f.lane_branches.push_back(std::move(lb));
   }
+  f.lane_regs = marked(in_region);
 }
 
 // Flow-insensitive data flow to a fixed point: a register written by an
@@ -131,26 +156,13 @@ void analyse_taint(Function& f) {
     }
   }
   std::vector<char> in_region(nr, 0);
-  const size_t nb = f.blocks.size();
   for (size_t i = 0; i < n; ++i) {
     Instr& in = f.instrs[i];
     in.info.tainted_branch = in.op == Opcode::bra && in.guard >= 0 && taint[in.guard];
-    if (!in.info.tainted_branch) continue;
     // The region: blocks reachable from the branch before its reconvergence point.
-    std::vector<char> seen = region(f, f.blocks[in.info.block].succ, in.info.ipdom);
-    for (size_t b = 0; b < nb; ++b) {
-      if (!seen[b]) continue;
-      for (int32_t x = f.blocks[b].first; x <= f.blocks[b].last; ++x) {
-        instr_uses(f.instrs[x], uses);
-        instr_defs(f.instrs[x], defs);
-        for (int32_t r : uses) in_region[r] = 1;
-        for (int32_t r : defs) in_region[r] = 1;
-      }
-    }
+    if (in.info.tainted_branch) mark_regs(f, region(f, f.blocks[in.info.block].succ, in.info.ipdom), in_region);
   }
-  f.tainted_regs.clear();
-  for (size_t r = 0; r < nr; ++r)
-    if (in_region[r]) f.tainted_regs.push_back(int32_t(r));
+  f.tainted_regs = marked(in_region);
   find_lane_branches(f);
 }
 

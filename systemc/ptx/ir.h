@@ -254,6 +254,7 @@ struct Function {
     uint32_t taken_len = 0, fall_len = 0;
   };
   std::vector<LaneBranch> lane_branches;
+  std::vector<int32_t> lane_regs;  // registers used under lane_branches (a subset of tainted_regs)
   // ---- additions (parser) ----
   bool defined = false;           // has a body (false: a prototype / .extern declaration)
   // Kernels: byte offset of the dynamic (extern) shared array, after the

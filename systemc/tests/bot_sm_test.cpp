@@ -504,6 +504,30 @@ TEST(BotData, LaneCompactionMovesEachThreadsRegistersToItsSlot) {
   EXPECT_EQ(flip_compacted(true, 5), std::vector<unsigned>{21});
 }
 
+// bot.hybrid_regs: a branch on loaded data taints the registers of its
+// body (the default namespace), but no launch can evaluate it, so with
+// `launch` no register is hybrid. Results stay right either way.
+TEST(BotTiming, HybridNamespaceFromLaunchBranchesOnly) {
+  auto run = [](const char* regs_key) {
+    sm::test::TRig r;
+    paper_rf(r, {kPv[0], kPv[1], kPv[2], "bot.hybrid=true", regs_key});
+    r.load(std::string(sm::test::kHead) +
+           ".visible .entry k(.param .u64 out) {\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p1;\n"
+           "  ld.param.u64 %rd1, [out];\n  mov.u32 %r0, %tid.x;\n  mul.wide.u32 %rd2, %r0, 4;\n"
+           "  add.u64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r1, [%rd3];\n  setp.eq.u32 %p1, %r1, 0;\n"
+           "  @%p1 bra DONE;\n  add.u32 %r2, %r1, 5;\n  st.global.u32 [%rd3], %r2;\nDONE:\n  ret;\n}\n");
+    std::vector<uint32_t> in(32);
+    for (unsigned i = 0; i < 32; ++i) in[i] = i % 2;
+    uint64_t out = r.upload(in);
+    r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+    std::vector<uint32_t> got = r.download<uint32_t>(out, 32);
+    for (unsigned i = 0; i < 32; ++i) EXPECT_EQ(got[i], i % 2 ? 6u : 0u) << regs_key << " " << i;
+    return r.stats()["bot"]["hybrid"]["regs"].get<uint64_t>();
+  };
+  EXPECT_GT(run("bot.hybrid_regs=tainted"), 0u);
+  EXPECT_EQ(run("bot.hybrid_regs=launch"), 0u);
+}
+
 TEST(BotTiming, HybridBanksPairEverySlowSubBankForHalfWarps) {
   Timed bro = run_chain({kPv[0], kPv[1], kPv[2]}, 16);
   Timed hyb = run_chain({kPv[0], kPv[1], kPv[2], "bot.hybrid=true"}, 16);

@@ -286,6 +286,9 @@ $T:
   EXPECT_EQ(f.lane_branches[0].slice, (std::vector<int32_t>{0, 2, 6}));
   EXPECT_EQ(f.lane_branches[0].fall_len, 2u);
   EXPECT_EQ(f.lane_branches[0].taken_len, 0u);
+  std::vector<int32_t> want{reg(f, "%r2"), reg(f, "%r11"), reg(f, "%r12"), reg(f, "%r13")};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(f.lane_regs, want);
 }
 
 // Not evaluable at launch: a condition on loaded data, on a loop variable
@@ -327,6 +330,8 @@ $D:
   ASSERT_EQ(f.lane_branches.size(), 1u);
   EXPECT_EQ(f.lane_branches[0].at, 21);
   EXPECT_EQ(f.lane_branches[0].slice, (std::vector<int32_t>{0, 19, 20}));
+  EXPECT_EQ(f.lane_regs, std::vector<int32_t>{reg(f, "%r12")});  // the other branches' registers are tainted only
+  EXPECT_GT(f.tainted_regs.size(), 1u);
 }
 
 TEST(PtxAnalysis, OperandRoles) {
