@@ -344,6 +344,12 @@ def compaction_section(by, wls):
 
     def left(n, w):
         return bot(sets[n][w], "hybrid").get("slow_compactable", 0) / max(1, bot(sets[n][w], "lookups"))
+    sets["cmp_hyb_launch"] = {k[0]: r for k, r in by.get("cmp_hyb_launch", {}).items()}
+    launch = all(w in sets["cmp_hyb_launch"] for w in keys)  # the namespace ablation, when stored
+
+    def share(n, w):
+        h = bot(sets[n][w], "hybrid")
+        return h["regs"] / max(1, h["of_regs"])
     rows = []
     for w in keys:
         h = bot(sets["cmp_hyb"][w], "hybrid")
@@ -352,11 +358,17 @@ def compaction_section(by, wls):
                      pct(left("cmp_hyb_keep", w), 2), pct(left("cmp_hyb", w), 2),
                      pct(slow("cmp_hyb_keep", w)), pct(slow("cmp_hyb", w)),
                      pct(ipc("cmp_pvopt", w) - 1, 1, True), pct(ipc("cmp_hyb_keep", w) - 1, 1, True),
-                     pct(ipc("cmp_hyb", w) - 1, 1, True)])
+                     pct(ipc("cmp_hyb", w) - 1, 1, True)]
+                    + ([pct(share("cmp_hyb", w)), pct(share("cmp_hyb_launch", w)),
+                        pct(ipc("cmp_hyb_launch", w) - 1, 1, True)] if launch else []))
+    names = ("cmp_pvopt", "cmp_hyb_keep", "cmp_hyb") + (("cmp_hyb_launch",) if launch else ())
+    ipcs = [pct(mean([ipc(n, w) for w in keys]) - 1, 1, True) for n in names]
     rows.append(["mean", "", "", pct(mean([left("cmp_hyb_keep", w) for w in keys]), 2),
                  pct(mean([left("cmp_hyb", w) for w in keys]), 2),
                  pct(mean([slow("cmp_hyb_keep", w) for w in keys])), pct(mean([slow("cmp_hyb", w) for w in keys]))]
-                + [pct(mean([ipc(n, w) for w in keys]) - 1, 1, True) for n in ("cmp_pvopt", "cmp_hyb_keep", "cmp_hyb")])
+                + ipcs[:3] + (["", "", ipcs[3]] if launch else []))
+    ablation = (["IPC, hybrid with", "hybrid registers, tainted", "hybrid registers, launch", "IPC, launch namespace"]
+                if launch else ["IPC, hybrid with"])
     return ["## Lane compaction (`regress/rf_variation_compaction.json`, chip 1, 1:1)", "",
             "`bot.compaction` (`sm/lane_compaction.h`): at each CTA's launch every warp gets a thread-to-slot "
             "permutation, fixed for its life, that puts the threads of the longest thread-dependent branch path with "
@@ -366,10 +378,13 @@ def compaction_section(by, wls):
             "permutation other than the identity, of all warps launched (a path of threads 0..k-1 is compact "
             "already). Compactable: slow hybrid lookups touching at most 16 slots, per lookup (what a compaction "
             "that followed every branch would make fast), without and with compaction. All four configurations "
-            "ran in one campaign at one revision; IPC against its no-BOT runs.", "",
+            "ran in one campaign at one revision; IPC against its no-BOT runs. The namespace ablation "
+            "(`cmp_hyb_launch`, `bot.hybrid_regs=launch`): hybrid registers are only those used under branches a "
+            "launch can evaluate, not every register the taint analysis finds (which follows loaded data too); "
+            "hybrid registers as a share of the registers per thread.", "",
             table(["workload", "branches", "warps permuted", "compactable, without", "compactable, with",
-                   "slow accesses, hybrid without", "slow, hybrid with", "IPC, PV-opt", "IPC, hybrid without",
-                   "IPC, hybrid with"], rows), ""] + all_together_chips(by, keys, base)
+                   "slow accesses, hybrid without", "slow, hybrid with", "IPC, PV-opt", "IPC, hybrid without"]
+                  + ablation, rows), ""] + all_together_chips(by, keys, base)
 
 
 def all_together_chips(by, wls, base):
