@@ -60,6 +60,7 @@ class L2Cache {
   int victim(uint64_t addr) const;
   void touch(int i) { lines_[i].lru = ++stamp_; }
   Line& line(int i) { return lines_[i]; }
+  const Line& line(int i) const { return lines_[i]; }
   uint8_t* data(int i) { return data_.data() + size_t(i) * kLineBytes; }
 
   // Evicts line i (writing it to DRAM contents if dirty; returns whether it

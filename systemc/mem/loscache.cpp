@@ -2,8 +2,20 @@
 
 namespace relgpu::mem {
 
-config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles) {
-  return {{"counted_accesses", s.counted},     {"predicted_accesses", s.predicted},
+uint64_t& PoweredTime::tail(bool fresh, const LineGen* g) {
+  if (fresh || !g) return idle;
+  if (!g->pred) return uncovered;
+  if (g->accesses < g->pred) return over;
+  return g->accesses > g->pred ? under : exact;
+}
+
+config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles,
+                              const PoweredTime& t) {
+  config::json powered = {{"live", t.live},   {"gating", t.gating}, {"uncovered", t.uncovered},
+                          {"over", t.over},   {"under", t.under},   {"exact", t.exact},
+                          {"idle", t.idle}};
+  return {{"powered", std::move(powered)},
+          {"counted_accesses", s.counted},     {"predicted_accesses", s.predicted},
           {"gatings", s.gatings},              {"gate_writebacks", s.gate_writebacks},
           {"gated_hits", s.gated_hits},        {"mispredicts", s.mispredicts},
           {"bypass_reads", s.bypass_reads},    {"bypass_writes", s.bypass_writes},

@@ -84,7 +84,25 @@ inline void close_gen(const LineGen& g, LoscacheL2Stats& s) {
   s.over += g.accesses < g.pred;
 }
 
-config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles);
+// Powered line-cycles of a slice, split by what each powered line was doing
+// (stats only; the parts sum to powered_line_cycles). A line's time after
+// the last access of its generation is charged to why it was still powered.
+struct PoweredTime {
+  uint64_t live = 0;       // between the first and the last access of its generation
+  uint64_t gating = 0;     // after the predicted last access, until the gate took effect (fill, DRAM room)
+  uint64_t uncovered = 0;  // after the last access of a generation no prediction reached
+  uint64_t over = 0;       // ... of a generation with fewer accesses than predicted
+  uint64_t under = 0;      // ... with more: woken by the under-prediction, not gated again
+  uint64_t exact = 0;      // ... with exactly the predicted accesses, yet not gated
+  uint64_t idle = 0;       // not accessed in this kernel (resident from an earlier kernel or a memcpy)
+  // The part a line's tail goes to: fresh = not accessed in this kernel,
+  // g = its open generation (null if none).
+  uint64_t& tail(bool fresh, const LineGen* g);
+  uint64_t sum() const { return live + gating + uncovered + over + under + exact + idle; }
+};
+
+config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles,
+                              const PoweredTime& t);
 
 // Ratios of a "loscache" stats section (per kernel or summed over a run):
 // accuracy_adaptive / accuracy_naive, icnt_traffic_increase, powered_fraction.

@@ -50,6 +50,7 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
   waiters_.resize(n);
   for (auto& w : waiters_) w.reserve(merge_max_);
   for (unsigned i = n; i-- > 0;) free_mshr_.push_back(i);
+  if (los_) use_.resize(size_t(l2_.sets()) * l2_.ways());
   resp_.reserve(qdepth_ + size_t(n) * merge_max_);
   SC_HAS_PROCESS(Partition);
   SC_METHOD(l2_step);
@@ -69,7 +70,7 @@ unsigned Partition::memcpy_fill(uint64_t addr, uint64_t n) {
     if (map_.partition(a) != index_ || l2_.lookup(a) >= 0) continue;
     int v = l2_.victim(a);
     if (v < 0) continue;  // every way is being fetched
-    if (los_) los_evicting(v);
+    if (los_) los_evicting(v, l2clk_.now());
     if (life_on_ && l2_.line(v).st != L2Cache::State::invalid) life_.evict(l2_.line(v).addr);
     l2_.replace(v, a, L2Cache::State::valid);  // a dirty victim is written back (untimed)
     l2_.fill(v);
@@ -259,6 +260,7 @@ bool Partition::lookup_line(tlm_generic_payload& gp, uint64_t c) {
   if (los_) {
     l.count = cnt;
     los_access(a, *ext);
+    los_used(i, c);
     if (l.st == L2Cache::State::valid && last) los_gate(i, c);  // served above, then gated
   }
   return true;
@@ -279,7 +281,7 @@ bool Partition::miss(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c,
   if (!lazy && (free_mshr_.empty() || !dram_room(false))) return false;
   ++ks.accesses, ++ks.misses;
   energy_.count(power::L2Energy::tag);
-  if (los_) los_evicting(v);
+  if (los_) los_evicting(v, c);
   if (life_on_ && vl.st != L2Cache::State::invalid) life_.evict(vaddr);
   if (l2_.replace(v, a, lazy ? L2Cache::State::valid : L2Cache::State::reserved)) {
     ++writebacks_;
@@ -287,7 +289,7 @@ bool Partition::miss(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c,
     to_dram_.push_back({c + hit_lat_, map_.local(vaddr), 0, true});
     ++to_dram_writes_;
   }
-  if (los_) los_allocated(v, e);
+  if (los_) los_allocated(v, e, c);
   if (lazy) {
     l2_.line(v).partial = !whole;
     apply(gp, v);
@@ -482,6 +484,11 @@ void Partition::reset_stats() {
   stats_c0_ = power_t_ = l2clk_.now();
   on_cycles_ = 0;
   los_st_ = {};
+  powered_ = {};
+  if (los_) {  // lines powered now have not been accessed in the new window
+    use_.resize(size_t(l2_.sets()) * l2_.ways());
+    for (WayUse& u : use_) u = {stats_c0_, true};
+  }
   energy_.reset();
   life_.reset();
 }

@@ -173,8 +173,10 @@ class Partition : public sc_core::sc_module {
   bool los_query(tlm::tlm_generic_payload& gp, MemExt& e, int line, uint64_t c);
   bool los_refetch(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, int line, uint64_t c, KindStats& ks);
   bool los_bypass(tlm::tlm_generic_payload& gp, MemExt& e, uint64_t a, uint64_t c, KindStats& ks);
-  void los_evicting(int v);
-  void los_allocated(int v, const MemExt& e);
+  void los_evicting(int v, uint64_t c);
+  void los_allocated(int v, const MemExt& e, uint64_t c);
+  void los_used(int v, uint64_t c);
+  void los_powered_off(int v, uint64_t c, bool gating);
   void los_access(uint64_t a, const MemExt& e);
   void los_gate(int line, uint64_t c);
   void los_gate_pending(uint64_t c);
@@ -239,6 +241,11 @@ class Partition : public sc_core::sc_module {
   L2Life life_;                                 // l2.life_stats (mem/l2_life.h)
   std::vector<int> gate_q_;                     // lines to gate once DRAM has room for their write-back
   uint64_t power_t_ = 0, on_cycles_ = 0;        // powered line-cycles integrated up to L2 cycle power_t_
+  // Where the powered line-time goes (mem/loscache.h PoweredTime): per way,
+  // its last access (or power-up) and whether this kernel has accessed it.
+  struct WayUse { uint64_t last = 0; bool fresh = false; };
+  std::vector<WayUse> use_;
+  PoweredTime powered_;
 };
 
 }  // namespace relgpu::mem

@@ -36,9 +36,27 @@ void Partition::los_access(uint64_t a, const MemExt& e) {
   }
 }
 
+// Way v was accessed at c (stats only): the time since its previous access
+// was live, or idle if this is its first access of the window.
+void Partition::los_used(int v, uint64_t c) {
+  WayUse& u = use_[size_t(v)];
+  (u.fresh ? powered_.idle : powered_.live) += c - u.last;
+  u = {c, false};
+}
+
+// Way v powers off at c: its time since the last access goes to the reason
+// it stayed powered (before its generation closes).
+void Partition::los_powered_off(int v, uint64_t c, bool gating) {
+  const WayUse& u = use_[size_t(v)];
+  auto it = gens_.find(l2_.line(v).addr);
+  uint64_t& part = gating && !u.fresh ? powered_.gating : powered_.tail(u.fresh, it == gens_.end() ? nullptr : &it->second);
+  part += c - std::min(c, u.last);
+}
+
 // Way v is about to be retagged: its generation ends; an unpowered way wakes.
-void Partition::los_evicting(int v) {
+void Partition::los_evicting(int v, uint64_t c) {
   const L2Cache::Line& l = l2_.line(v);
+  if (L2Cache::powered(l.st)) los_powered_off(v, c, false);
   if (l.st == State::valid || l.st == State::gated) {
     auto it = gens_.find(l.addr);
     if (it != gens_.end()) {
@@ -53,9 +71,10 @@ void Partition::los_evicting(int v) {
 }
 
 // Way v was just allocated for e's line (count reset by the replacement).
-void Partition::los_allocated(int v, const MemExt& e) {
+void Partition::los_allocated(int v, const MemExt& e, uint64_t c) {
   L2Cache::Line& l = l2_.line(v);
   l.count = 1;
+  use_[size_t(v)] = {c, false};
   los_access(l.addr, e);
   if (!e.los_predict && e.los_pred && l.count >= e.los_pred) l.gate_pending = true;  // atomics with pred 1
 }
@@ -63,6 +82,7 @@ void Partition::los_allocated(int v, const MemExt& e) {
 void Partition::los_gate(int line, uint64_t c) {
   L2Cache::Line& l = l2_.line(line);
   uint64_t a = l.addr;
+  los_powered_off(line, c, true);
   if (l2_.gate(line)) {  // dirty: written back before its data array powers off
     ++los_st_.gate_writebacks;
     energy_.count(power::L2Energy::data_read);
@@ -105,6 +125,7 @@ bool Partition::los_refetch(tlm_generic_payload& gp, MemExt& e, uint64_t a, int 
   if (!e.los_predict && e.los_entry >= 0) e.los_mispredict = true, ++los_st_.mispredicts;
   energy_.count(power::L2Energy::wake);
   l2_.wake(i);
+  use_[size_t(i)] = {c, false};
   start_fetch(gp, a, i, c);
   return true;
 }
@@ -142,7 +163,14 @@ config::json Partition::los_stats(uint64_t now) const {
   for (const auto& [addr, g] : gens_) close_gen(g, s);  // open generations end with the kernel
   uint64_t lines = uint64_t(l2_.sets()) * l2_.ways();
   uint64_t on = on_cycles_ + uint64_t(l2_.powered_lines()) * (now - std::min(now, power_t_));
-  return loscache_l2_json(s, lines * (now - stats_c0_), on);
+  PoweredTime t = powered_;  // lines powered now: their time since the last access
+  for (size_t v = 0; v < use_.size(); ++v) {
+    const L2Cache::Line& l = l2_.line(int(v));
+    if (!L2Cache::powered(l.st)) continue;
+    auto it = gens_.find(l.addr);
+    t.tail(use_[v].fresh, it == gens_.end() ? nullptr : &it->second) += now - std::min(now, use_[v].last);
+  }
+  return loscache_l2_json(s, lines * (now - stats_c0_), on, t);
 }
 
 }  // namespace relgpu::mem

@@ -59,6 +59,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   smem_banks_ = unsigned(cfg.get(kSmemBanks));
   smem_lat_ = unsigned(cfg.get(kSmemLatency));
   l1_hit_ = unsigned(cfg.get(kL1HitLatency));
+  l1_global_ = cfg.get(kL1GlobalLoads);
   const_lat_ = unsigned(cfg.get(kConstLatency));
   miss_q_ = unsigned(cfg.get(kMissQueue));
   ldst_q_ = unsigned(cfg.get(kLdstQueue));

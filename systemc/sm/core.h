@@ -258,7 +258,7 @@ class Core final : public SmCore {
   enum class Policy { lrr, gto, two_level } policy_;
   unsigned oc_count_[3];        // sp(+dp), sfu, mem
   unsigned sp_units_, sfu_units_;
-  bool release_waits_;
+  bool release_waits_, l1_global_;
   uint16_t lat_sp_, ii_sp_, lat_mad_, lat_div_, ii_div_, lat_fdiv_, ii_fdiv_, lat_dp_, ii_dp_, lat_sfu_, ii_sfu_;
   unsigned smem_banks_, smem_lat_, l1_hit_, const_lat_, miss_q_, ldst_q_;
 

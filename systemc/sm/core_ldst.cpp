@@ -194,7 +194,7 @@ bool Core::ldst_line(Inst* in) {
   WarpSlot& s = warps_[in->ws];
   func::InFlight& f = in->f;
   XK xk = f.d->xk;
-  if (xk == XK::ld && !in->op->bypass) {
+  if (xk == XK::ld && !in->op->bypass && l1_global_) {
     if (const uint8_t* d = l1_.probe(line)) {
       ++st_.l1_access, ++st_.l1_hit, ++act_.l1_accesses;
       ex_->load_from_line(f, in->gmask, line, d);

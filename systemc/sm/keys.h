@@ -90,6 +90,9 @@ inline const Key<int64_t> kSmemLatency{"smem.latency", 26, "cycles",
                                        "-gpgpu_smem_latency 26; Table 7.1 and GPGPU-Sim 3.x: 3)", 1, 1000};
 inline const Key<int64_t> kL1Sets{"l1d.sets", 32, "sets", "L1D sets (16 KB = 32 sets x 4 ways x 128 B)", 1, 1 << 16};
 inline const Key<int64_t> kL1Ways{"l1d.ways", 4, "ways", "L1D associativity (Table 6.1)", 1, 64};
+inline const Key<bool> kL1GlobalLoads{"l1d.cache_global", true, "",
+                                      "cache global loads in the L1D; false: every global load bypasses it, as "
+                                      "ld.cg (GPGPU-Sim -gpgpu_gmem_skip_L1D; Tan Fig. 7.16's 'no L1')"};
 inline const Key<int64_t> kL1Mshrs{"l1d.mshrs", 64, "entries",
                                    "L1D miss-status holding registers (GPGPU-Sim 4.0 SM2_GTX480 dl1 S:64:8; "
                                    "3.x and Table 7.1: 32)", 1, 1024};

@@ -125,6 +125,20 @@ TEST(TimingMemBench, L1HitVsMiss) {
   EXPECT_GT(u(base, "miss", "skipped"), 4 * u(base, "miss", "ticked")) << base.dump();
 }
 
+// l1d.cache_global=false (Tan Fig. 7.16's "no L1"): the hit chain's loads
+// bypass the L1D and each pays an L2 round trip, like the miss chain.
+TEST(TimingMemBench, GlobalLoadsBypassTheL1WhenNotCached) {
+  json base = child([] { return l1_bench({}); });
+  json nol1 = child([] { return l1_bench({"l1d.cache_global=false"}); });
+  ASSERT_TRUE(base.value("ok", false) && nol1.value("ok", false)) << base.dump() << nol1.dump();
+  EXPECT_EQ(u(nol1, "hit", "l1_hits"), 0u);
+  EXPECT_EQ(u(nol1, "hit", "l1_misses"), 0u) << "not an L1 access at all";
+  EXPECT_EQ(u(nol1, "hit", "l2_hits"), kN + 1);
+  EXPECT_NEAR(double(u(nol1, "hit", "cycles")), double(u(nol1, "miss", "cycles")), 10.0)
+      << "both chains are L2 round trips now: " << nol1.dump();
+  EXPECT_GT(u(nol1, "hit", "cycles"), u(base, "hit", "cycles") + (kN - 1) * 60) << base.dump() << nol1.dump();
+}
+
 TEST(TimingMemBench, DramRowHitVsRowMiss) {
   // The chains are written by host copies, which would leave them in the L2.
   json base = child([] { return dram_bench({"l2.fill_on_memcpy=false"}); });

@@ -45,6 +45,11 @@ TEST_P(LoscacheWorkload, PassesOutputCheck) {
   EXPECT_EQ(s["loscache"]["l2"]["queries"], s["loscache"]["sm"]["queries"]);
   EXPECT_EQ(s["loscache"]["icnt"]["query_packets"].get<int64_t>(), 2 * s["loscache"]["sm"]["queries"].get<int64_t>())
       << "a request and an answer per query";
+  // Every powered line-cycle is charged to one reason (mem/loscache.h PoweredTime).
+  const config::json& l2 = s["loscache"]["l2"];
+  uint64_t parts = 0;
+  for (const auto& [k, v] : l2["powered"].items()) parts += v.get<uint64_t>();
+  EXPECT_EQ(parts, l2["powered_line_cycles"].get<uint64_t>()) << l2["powered"].dump();
 }
 
 std::vector<Param> params() {

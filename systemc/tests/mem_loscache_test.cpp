@@ -1,8 +1,8 @@
 // LoSCache on one L2 slice behind a scripted initiator (mem/loscache.h):
 // gating after the predicted last access, the under-prediction refetch with
 // its mispredict flag, write-back of a dirty line before gating, bypass of
-// pred == 1, counting only in the prediction phase, count queries, and the
-// L2 energy with and without gating.
+// pred == 1, counting only in the prediction phase, count queries, the
+// L2 energy with and without gating, and where the powered line-time goes.
 #include "mem_test_rig.h"
 
 namespace relgpu::mem::test {
@@ -117,6 +117,56 @@ TEST(MemLoscache, PredictionPhaseOnlyCountsAndQueriesReadTheCount) {
   EXPECT_EQ(r.los()["queries"], 2);
   EXPECT_EQ(r.los()["counted_accesses"], 3);
   EXPECT_EQ(r.st()["dram"]["reads"], 1);
+}
+
+uint64_t part(const config::json& los, const char* k) { return los["powered"][k].get<uint64_t>(); }
+
+uint64_t parts_sum(const config::json& los) {
+  uint64_t s = 0;
+  for (const auto& [k, v] : los["powered"].items()) s += v.get<uint64_t>();
+  return s;
+}
+
+TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
+  Rig r;
+  uint64_t base = pattern_alloc(r.g, 8192, 4);
+  uint64_t exact = base, over = base + 128, none = base + 256, under = base + 384;
+  predicted(r.ini.read(exact), 2);
+  predicted(r.ini.read(over), 3);
+  r.ini.read(none);
+  predicted(r.ini.read(under), 2);
+  predicted(r.ini.read(exact, sc_time(500, SC_NS)), 2);  // predicted last: gated at once
+  predicted(r.ini.read(under, sc_time(500, SC_NS)), 2);  // gated ...
+  predicted(r.ini.read(under, sc_time(900, SC_NS)), 2);  // ... woken by a 3rd access
+  sc_core::sc_start(sc_time(3000, SC_NS));
+  ASSERT_EQ(r.ini.finished, 7u);
+  config::json l = r.los();
+  EXPECT_EQ(parts_sum(l), l["powered_line_cycles"].get<uint64_t>()) << l["powered"].dump();
+  EXPECT_GT(part(l, "live"), 0u) << "exact and under: first to last access";
+  EXPECT_EQ(part(l, "gating"), 0u) << "both gatings came with the predicted access, after the fill";
+  EXPECT_EQ(part(l, "exact"), 0u) << "the exactly predicted line is off after its last access";
+  EXPECT_GT(part(l, "over"), 0u);
+  EXPECT_GT(part(l, "uncovered"), 0u);
+  EXPECT_GT(part(l, "under"), 0u);
+  EXPECT_EQ(part(l, "idle"), 0u);
+  // The over- and unpredicted lines stay on from their miss (a cycle apart)
+  // to the end, longer than the woken line's tail (from 900 ns).
+  EXPECT_NEAR(double(part(l, "over")), double(part(l, "uncovered")), 0.01 * double(part(l, "over")));
+  EXPECT_GT(part(l, "over"), part(l, "under"));
+
+  // A new kernel: the three lines still powered are idle until accessed.
+  r.part->begin_kernel();
+  r.part->reset_stats();
+  sc_core::sc_start(sc_time(1000, SC_NS));
+  l = r.los();
+  EXPECT_EQ(part(l, "idle"), l["powered_line_cycles"].get<uint64_t>());
+  EXPECT_GT(part(l, "idle"), 0u);
+  r.ini.read(none, sc_core::sc_time_stamp());
+  sc_core::sc_start(sc_time(1000, SC_NS));
+  l = r.los();
+  EXPECT_EQ(parts_sum(l), l["powered_line_cycles"].get<uint64_t>()) << l["powered"].dump();
+  EXPECT_GT(part(l, "uncovered"), 0u) << "the accessed line, after its access";
+  EXPECT_EQ(part(l, "live"), 0u) << "one access: no live time";
 }
 
 TEST(MemLoscache, GatingLowersLeakageAndEveryLineLeaksWithoutIt) {
