@@ -6,7 +6,9 @@ DRAM read throughput) plus counters that carry nothing. Checks: the piecewise-li
 (RMSE < 0.3%) and beats linear regression; the oracle's saving equals 1 - sum(core (Vmin/Vnom)^2 +
 other) / sum(core + other) computed here; a predictor that is always 5% low shows unsafe kernels and
 pays their reruns (the guardband pricing bites); shuffled targets (a mutant pairing of counters and
-Vmin) lose the fit; a row without "vmin" is an error naming the row. Exit 0 on success.
+Vmin) lose the fit; a workload far outside the others on one counter is predicted well only with
+held-out counters clipped to the training range (--no-clip is the mutant); a row without "vmin" is an
+error naming the row. Exit 0 on success.
 """
 import json
 import os
@@ -79,6 +81,19 @@ def main():
     rs, ress = run(synthetic(7, shuffle=True))
     if not ress["models"]["pwl"]["random"]["rmse_pct"] > 5 * pwl["rmse_pct"]:
         fails.append("shuffled Vmin still fits: the predictors do not use the counters")
+    # One workload far outside the others on a counter with a small real effect: a linear fit
+    # extrapolates it unless held-out counters are clipped to the training range (the default).
+    far = synthetic(7)
+    for x in far["rows"]:
+        if x["group"] == "w3":
+            x["features"]["sp_gflops"] = 1e7
+    rc, resc = run(far)
+    rn, resn = run(far, "--no-clip")
+    clipped, raw = resc["models"]["linear"]["workload"]["rmse_pct"], resn["models"]["linear"]["workload"]["rmse_pct"]
+    if not (clipped < 5 and raw > 10 * clipped):
+        fails.append(f"clipping held-out counters: linear leave-one-out RMSE {clipped:.2f}% clipped, {raw:.2f}% not")
+    if "sp_gflops" not in resc["outside"]["w3"]:
+        fails.append(f"w3's far counter not reported outside the others' range: {resc['outside']['w3']}")
     bad = synthetic(7)
     del bad["rows"][5]["vmin"]
     rb, _ = run(bad)
