@@ -129,11 +129,15 @@ void L2Cache::wake(int i) {
   touch(i);
 }
 
-void L2Cache::new_kernel() {
+void L2Cache::new_kernel(bool drop_clean) {
   for (Line& l : lines_) {
     l.count = 0;
     l.gate_pending = false;
     if (l.st == State::gated) l.st = State::invalid;
+    if (drop_clean && l.st == State::valid && !l.dirty && !l.partial) {
+      l.st = State::invalid;
+      --powered_;
+    }
   }
 }
 

@@ -79,8 +79,9 @@ class L2Cache {
   void wake(int i);
   // Lines whose data array is powered (valid or reserved).
   unsigned powered_lines() const { return powered_; }
-  // LoSCache at a kernel launch: counts to 0, gated lines drop their tags.
-  void new_kernel();
+  // LoSCache at a kernel launch: counts to 0, gated lines drop their tags;
+  // with drop_clean, clean valid lines power off too (loscache.launch_gating).
+  void new_kernel(bool drop_clean = false);
   // DRAM contents of a line, for requests served without allocating.
   void read_memory(uint64_t addr, uint8_t* buf) { load_line(gmem_, addr, buf); }
   void write_memory(uint64_t addr, const uint8_t* buf) { store_line(gmem_, addr, buf); }

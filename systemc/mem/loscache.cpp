@@ -4,14 +4,14 @@ namespace relgpu::mem {
 
 uint64_t& PoweredTime::tail(bool fresh, const LineGen* g) {
   if (fresh || !g) return idle;
-  if (!g->pred) return uncovered;
+  if (!g->pred) return g->phase ? phase : uncovered;
   if (g->accesses < g->pred) return over;
   return g->accesses > g->pred ? under : exact;
 }
 
 config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles,
                               const PoweredTime& t) {
-  config::json powered = {{"live", t.live},   {"gating", t.gating}, {"uncovered", t.uncovered},
+  config::json powered = {{"live", t.live},   {"gating", t.gating}, {"phase", t.phase}, {"uncovered", t.uncovered},
                           {"over", t.over},   {"under", t.under},   {"exact", t.exact},
                           {"idle", t.idle}};
   return {{"powered", std::move(powered)},

@@ -58,6 +58,12 @@ inline const config::Key<bool> kLoscacheEnable{
     "LoSCache L2 power gating (Tan Ch7): per-SM prediction tables, per-line access counts, gating after the "
     "predicted last access"};
 
+inline const config::Key<bool> kLoscacheLaunchGating{
+    "loscache.launch_gating", false, "",
+    "at each kernel launch, power off every clean L2 line still powered (its data is in DRAM; the kernel's "
+    "first access refetches it); dirty lines stay on. An ablation: the dissertation says lines start powered "
+    "off and does not say what happens between kernels (off: lines stay as the last kernel left them)"};
+
 // The L2 side's counters, one set per partition.
 struct LoscacheL2Stats {
   uint64_t counted = 0;        // accesses seen during some SM's prediction phase
@@ -71,6 +77,7 @@ struct LoscacheL2Stats {
 struct LineGen {
   uint32_t accesses = 0;
   uint8_t pred = 0, naive = 0;  // pred == 0: no prediction seen yet
+  bool phase = false;           // accessed during a prediction phase (counted, never gated)
 };
 
 // Tallies a closed generation.
@@ -90,7 +97,8 @@ inline void close_gen(const LineGen& g, LoscacheL2Stats& s) {
 struct PoweredTime {
   uint64_t live = 0;       // between the first and the last access of its generation
   uint64_t gating = 0;     // after the predicted last access, until the gate took effect (fill, DRAM room)
-  uint64_t uncovered = 0;  // after the last access of a generation no prediction reached
+  uint64_t phase = 0;      // after the last access of an unpredicted generation a prediction phase touched
+  uint64_t uncovered = 0;  // ... of one no phase touched: every access missed the table
   uint64_t over = 0;       // ... of a generation with fewer accesses than predicted
   uint64_t under = 0;      // ... with more: woken by the under-prediction, not gated again
   uint64_t exact = 0;      // ... with exactly the predicted accesses, yet not gated
@@ -98,7 +106,7 @@ struct PoweredTime {
   // The part a line's tail goes to: fresh = not accessed in this kernel,
   // g = its open generation (null if none).
   uint64_t& tail(bool fresh, const LineGen* g);
-  uint64_t sum() const { return live + gating + uncovered + over + under + exact + idle; }
+  uint64_t sum() const { return live + gating + phase + uncovered + over + under + exact + idle; }
 };
 
 config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles,

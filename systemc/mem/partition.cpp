@@ -38,6 +38,7 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       out_(qdepth_),
       energy_(cfg),
       los_(cfg.get(kLoscacheEnable)),
+      launch_gating_(los_ && cfg.get(kLoscacheLaunchGating)),
       cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))),
       life_on_(cfg.get(kL2LifeStats)) {
   if (index_ >= map_.partitions())

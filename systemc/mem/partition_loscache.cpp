@@ -13,7 +13,7 @@ using State = L2Cache::State;
 void Partition::begin_kernel() {
   if (!los_) return;
   power_tick(l2clk_.now());
-  l2_.new_kernel();
+  l2_.new_kernel(launch_gating_);
   gens_.clear();
   gate_q_.clear();
 }
@@ -30,6 +30,7 @@ void Partition::los_access(uint64_t a, const MemExt& e) {
   ++g.accesses;
   if (e.los_predict) {
     ++los_st_.counted;
+    g.phase = true;
   } else if (e.los_pred) {
     ++los_st_.predicted;
     if (!g.pred) g.pred = e.los_pred, g.naive = e.los_naive;

@@ -22,7 +22,7 @@ Req& predicted(Req& r, uint8_t pred, int16_t entry = 0) {
   return r;
 }
 
-L2Cache::State state(Rig& r, uint64_t a) {
+L2Cache::State state(PartitionRig& r, uint64_t a) {
   int i = r.part->cache().lookup(a);
   return i < 0 ? L2Cache::State::invalid : r.part->cache().line(i).st;
 }
@@ -130,16 +130,17 @@ uint64_t parts_sum(const config::json& los) {
 TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   Rig r;
   uint64_t base = pattern_alloc(r.g, 8192, 4);
-  uint64_t exact = base, over = base + 128, none = base + 256, under = base + 384;
+  uint64_t exact = base, over = base + 128, none = base + 256, under = base + 384, phase = base + 512;
   predicted(r.ini.read(exact), 2);
   predicted(r.ini.read(over), 3);
   r.ini.read(none);
   predicted(r.ini.read(under), 2);
+  r.ini.read(phase).ext->los_predict = true;  // counted in a prediction phase, never predicted
   predicted(r.ini.read(exact, sc_time(500, SC_NS)), 2);  // predicted last: gated at once
   predicted(r.ini.read(under, sc_time(500, SC_NS)), 2);  // gated ...
   predicted(r.ini.read(under, sc_time(900, SC_NS)), 2);  // ... woken by a 3rd access
   sc_core::sc_start(sc_time(3000, SC_NS));
-  ASSERT_EQ(r.ini.finished, 7u);
+  ASSERT_EQ(r.ini.finished, 8u);
   config::json l = r.los();
   EXPECT_EQ(parts_sum(l), l["powered_line_cycles"].get<uint64_t>()) << l["powered"].dump();
   EXPECT_GT(part(l, "live"), 0u) << "exact and under: first to last access";
@@ -147,6 +148,7 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   EXPECT_EQ(part(l, "exact"), 0u) << "the exactly predicted line is off after its last access";
   EXPECT_GT(part(l, "over"), 0u);
   EXPECT_GT(part(l, "uncovered"), 0u);
+  EXPECT_GT(part(l, "phase"), 0u);
   EXPECT_GT(part(l, "under"), 0u);
   EXPECT_EQ(part(l, "idle"), 0u);
   // The over- and unpredicted lines stay on from their miss (a cycle apart)
@@ -154,7 +156,7 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   EXPECT_NEAR(double(part(l, "over")), double(part(l, "uncovered")), 0.01 * double(part(l, "over")));
   EXPECT_GT(part(l, "over"), part(l, "under"));
 
-  // A new kernel: the three lines still powered are idle until accessed.
+  // A new kernel: the four lines still powered are idle until accessed.
   r.part->begin_kernel();
   r.part->reset_stats();
   sc_core::sc_start(sc_time(1000, SC_NS));
@@ -168,6 +170,27 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   EXPECT_GT(part(l, "uncovered"), 0u) << "the accessed line, after its access";
   EXPECT_EQ(part(l, "live"), 0u) << "one access: no live time";
 }
+
+// loscache.launch_gating: at a launch, clean lines power off (their data is
+// in DRAM) and dirty ones stay; without it both stay powered.
+void launch(bool gating) {
+  PartitionRig r({"loscache.enable=true", std::string("loscache.launch_gating=") + (gating ? "true" : "false")});
+  uint64_t a = pattern_alloc(r.g, 4096, 6);
+  uint32_t v = 7;
+  r.ini.read(a);
+  r.ini.write(a + 128, 0, &v, 4);
+  sc_core::sc_start(sc_time(1000, SC_NS));
+  ASSERT_EQ(r.ini.finished, 2u);
+  EXPECT_EQ(r.part->cache().powered_lines(), 2u);
+  r.part->begin_kernel();
+  EXPECT_EQ(state(r, a), gating ? L2Cache::State::invalid : L2Cache::State::valid);
+  EXPECT_EQ(state(r, a + 128), L2Cache::State::valid) << "dirty: stays";
+  EXPECT_EQ(r.part->cache().powered_lines(), gating ? 1u : 2u);
+}
+
+TEST(MemLoscache, LaunchGatingPowersOffCleanLinesOnly) { launch(true); }
+
+TEST(MemLoscache, WithoutLaunchGatingLinesStayPowered) { launch(false); }
 
 TEST(MemLoscache, GatingLowersLeakageAndEveryLineLeaksWithoutIt) {
   Rig r;
