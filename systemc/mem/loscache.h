@@ -21,8 +21,9 @@
 // Choices where the dissertation is silent (spec "Unspecified" list taken):
 //  - increment-then-compare: the access that makes count >= pred is the last;
 //  - the access that wakes a gated line does not gate it again (the line just
-//    proved live); its MSHR merges do, if their count reaches their pred, after
-//    the fill;
+//    proved live; loscache.regate_after_wake gates it after the fill, the
+//    literal rule); its MSHR merges do, if their count reaches their pred,
+//    after the fill;
 //  - a request merged into a line being fetched counts; if it reaches its
 //    pred the line is gated right after the fill has served every merged
 //    request;
@@ -63,6 +64,12 @@ inline const config::Key<bool> kLoscacheLaunchGating{
     "at each kernel launch, power off every clean L2 line still powered (its data is in DRAM; the kernel's "
     "first access refetches it); dirty lines stay on. An ablation: the dissertation says lines start powered "
     "off and does not say what happens between kernels (off: lines stay as the last kernel left them)"};
+
+inline const config::Key<bool> kLoscacheRegate{
+    "loscache.regate_after_wake", false, "",
+    "gate a line again after the refetch that woke it when the waking request's prediction is reached (the "
+    "dissertation's rule read literally: count >= pred gates after the access); off: the waking access does not "
+    "gate, the line just proved live (our reading)"};
 
 // The L2 side's counters, one set per partition.
 struct LoscacheL2Stats {

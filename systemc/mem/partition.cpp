@@ -39,6 +39,7 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       energy_(cfg),
       los_(cfg.get(kLoscacheEnable)),
       launch_gating_(los_ && cfg.get(kLoscacheLaunchGating)),
+      regate_(los_ && cfg.get(kLoscacheRegate)),
       cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))),
       life_on_(cfg.get(kL2LifeStats)) {
   if (index_ >= map_.partitions())
@@ -254,6 +255,7 @@ bool Partition::lookup_line(tlm_generic_payload& gp, uint64_t c) {
     }
     case L2Cache::State::gated:  // LoSCache only: under-prediction, refetch
       if (!los_refetch(gp, *ext, a, i, c, ks)) return false;
+      if (last && regate_) l.gate_pending = true;
       break;
     case L2Cache::State::invalid: break;  // lookup() never returns one
   }

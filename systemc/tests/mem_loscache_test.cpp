@@ -57,6 +57,25 @@ TEST(MemLoscache, GatesAfterPredictedLastAccessThenRefetchesOnUnderPrediction) {
   EXPECT_EQ(l["exact_adaptive"], 0);
 }
 
+// loscache.regate_after_wake: the literal rule gates the woken line again
+// once the refetch has served the waking request.
+TEST(MemLoscache, RegateAfterWakeGatesTheRefetchedLine) {
+  PartitionRig r({"loscache.enable=true", "loscache.regate_after_wake=true"});
+  uint64_t a = pattern_alloc(r.g, 4096, 3);
+  predicted(r.ini.read(a), 2, 5);
+  predicted(r.ini.read(a, sc_time(500, SC_NS)), 2, 5);
+  sc_core::sc_start(sc_time(800, SC_NS));
+  ASSERT_EQ(state(r, a), L2Cache::State::gated);
+  Req& r3 = predicted(r.ini.read(a), 2, 5);
+  sc_core::sc_start(sc_time(800, SC_NS));
+  ASSERT_EQ(r.ini.finished, 3u);
+  EXPECT_TRUE(r3.ext->los_mispredict);
+  EXPECT_EQ(data(r3), gmem_line(r.g, a)) << "served from the refetch before gating";
+  EXPECT_EQ(state(r, a), L2Cache::State::gated) << "gated again after the waking access";
+  EXPECT_EQ(r.part->stats()["loscache"]["gatings"], 2);
+  EXPECT_EQ(r.part->cache().powered_lines(), 0u);
+}
+
 TEST(MemLoscache, DirtyLineIsWrittenBackBeforeGating) {
   Rig r;
   uint64_t a = pattern_alloc(r.g, 4096, 7);
