@@ -365,10 +365,11 @@ void Core::send() {
   }
   busy_ = true;
   bool data = outq_.front()->ext.kind != mem::Kind::query;
+  bool predictor = los_ && data && los_->is_predictor(warps_[reqs_[uint32_t(outq_.front()->ext.id)].ws].cta_slot);
   if (port_.send(outq_.front())) {
     outq_.pop_front();
     ++act_.mem_requests;
-    if (los_ && data) los_->l2_request_sent();
+    if (los_ && data) los_->l2_request_sent(predictor);
   }
 }
 

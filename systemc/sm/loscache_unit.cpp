@@ -24,7 +24,8 @@ std::shared_ptr<LoscachePhase> LoscachePhase::of(const config::Config& cfg) {
 
 LoscacheUnit::LoscacheUnit(unsigned sm_id, const config::Config& cfg)
     : sm_(sm_id), p_(blocks::LoscacheTableParams::from(cfg)),
-      random_(cfg.get(kLoscachePredictorCta) == "random"), seed_(uint64_t(cfg.get(kLoscacheSeed))) {
+      random_(cfg.get(kLoscachePredictorCta) == "random"), cta_count_(cfg.get(kLoscachePhaseCount) == "cta"),
+      seed_(uint64_t(cfg.get(kLoscacheSeed))) {
   table_ = blocks::make<blocks::LoscacheTableBlock>(p_, blocks::Site{sm_id, &cfg});
   naive_.assign(p_.num_entries, 0);
   if (cfg.get(kLoscachePhaseCount) == "gpu") gpu_phase_ = LoscachePhase::of(cfg);

@@ -39,7 +39,9 @@
 //    average, 21 in every NW table: docs/results/loscache.md measures 4.3
 //    against 1.4). "gpu": one phase for the whole GPU, ended in every table
 //    by the GPU's phase_limit-th L2 data request of the launch or when every
-//    SM's predictor CTA has finished;
+//    SM's predictor CTA has finished; "cta": as "sm", counting only the
+//    predictor CTA's own L2 data requests (an ablation: later instructions
+//    of the predictor, stores after a loop, reach the table);
 //  - predictor CTAs keep using predictions after the phase (spec choice 6);
 //  - a PC is the instruction index in its function plus the function's
 //    ordinal in this launch (first seen first) in the upper bits;
@@ -74,8 +76,9 @@ inline const config::Key<std::string> kLoscachePhaseCount{
     "whose L2 accesses and predictor CTAs end the prediction phase (blocks.loscache_table.phase_limit accesses, or "
     "the predictor CTAs done; Tan Ch7 7.2.3 does not say): sm = each table its own SM's requests and predictor CTA "
     "(the paper's per-LD/ST-unit logic, and its 7 valid entries on average); gpu = one phase for the whole GPU, "
-    "ended by the requests of every SM and every SM's predictor CTA",
-    std::vector<std::string>{"sm", "gpu"}};
+    "ended by the requests of every SM and every SM's predictor CTA; cta = each table only its predictor CTA's own "
+    "requests (an ablation: the phase then lasts until the predictor has issued that many)",
+    std::vector<std::string>{"sm", "gpu", "cta"}};
 inline const config::Key<int64_t> kLoscacheSeed{
     "loscache.seed", 1, "", "seed of the random predictor-CTA draw (with the SM and launch number)", 0, 9.2e18};
 
@@ -123,9 +126,10 @@ class LoscacheUnit {
   // queued this cycle (query_ready_i). Returns op's tag; `q` a query to send.
   Tag cycle(const Op* op, bool query_room, Query& q);
 
-  void l2_request_sent() {
+  // A data request left for the L2; `predictor`: the predictor CTA's.
+  void l2_request_sent(bool predictor = true) {
     if (gpu_phase_) ++gpu_phase_->accesses;
-    else ++l2_pending_;
+    else if (predictor || !cta_count_) ++l2_pending_;
   }
   void query_answered(uint32_t entry, uint32_t count) {
     fills_.push_back({entry, count});
@@ -152,7 +156,7 @@ class LoscacheUnit {
   uint32_t phase_ = blocks::kNormal;  // phase_o of the last cycle
   bool start_ = false, done_ = false, have_pred_ = false, prio_ = false;
   unsigned pred_slot_ = 0;
-  bool random_;
+  bool random_, cta_count_;
   uint64_t seed_, launches_ = 0;
   std::vector<unsigned> placed_;  // CTA slots placed before the launch's first cycle
   uint64_t l2_pending_ = 0;

@@ -1,7 +1,7 @@
 // What ends LoSCache's prediction phase (loscache.phase_count): "sm", the
 // default, each table by its own SM's L2 accesses and predictor CTA; "gpu",
 // one phase for every SM, ended by the GPU's accesses or by every predictor
-// CTA. And the distinct predictor PCs of the phase (pcs_seen), counted past
+// CTA; "cta", each table by its predictor CTA's own accesses. And the distinct predictor PCs of the phase (pcs_seen), counted past
 // a full table.
 #include <gtest/gtest.h>
 
@@ -66,6 +66,19 @@ TEST(LoscachePhase, PerSmCountsOnlyItsOwnAccesses) {
   EXPECT_FALSE(a.predicting());
   EXPECT_TRUE(b.predicting()) << "SM 1's own phase has seen none of SM 0's accesses";
   EXPECT_TRUE(b.prioritising());
+}
+
+TEST(LoscachePhase, PredictorCountIgnoresOtherCtasAccesses) {
+  config::Config cfg = phase_cfg("cta", 10);
+  sm::LoscacheUnit a(0, cfg), b(1, cfg);
+  start(a, b);
+  for (int i = 0; i < 30; ++i) a.l2_request_sent(false);  // other CTAs of SM 0
+  for (int i = 0; i < 9; ++i) a.l2_request_sent(true);
+  tick(a, 45);
+  EXPECT_TRUE(a.predicting()) << "9 of the predictor's 10";
+  a.l2_request_sent(true);
+  tick(a, 3);
+  EXPECT_FALSE(a.predicting());
 }
 
 TEST(LoscachePhase, GpuWideWaitsForEveryPredictorCta) {
