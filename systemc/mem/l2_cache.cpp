@@ -103,6 +103,7 @@ bool L2Cache::replace(int i, uint64_t addr, State st) {
   l.mshr = -1;
   l.count = 0;
   l.gate_pending = false;
+  l.woken = false;
   l.partial = false;
   l.wmask[0] = l.wmask[1] = 0;
   touch(i);
@@ -126,6 +127,7 @@ void L2Cache::wake(int i) {
   if (!powered(l.st)) ++powered_;
   l.st = State::reserved;
   l.dirty = false;
+  l.woken = true;
   touch(i);
 }
 
@@ -133,6 +135,7 @@ void L2Cache::new_kernel(bool drop_clean) {
   for (Line& l : lines_) {
     l.count = 0;
     l.gate_pending = false;
+    l.woken = false;
     if (l.st == State::gated) l.st = State::invalid;
     if (drop_clean && l.st == State::valid && !l.dirty && !l.partial) {
       l.st = State::invalid;

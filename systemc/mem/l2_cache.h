@@ -42,6 +42,7 @@ class L2Cache {
     int32_t mshr = -1;   // while reserved
     uint8_t count = 0;   // LoSCache access count (0 after eviction)
     bool gate_pending = false;  // LoSCache: gate once the fill has served its requests
+    bool woken = false;         // LoSCache: woken by an under-prediction since allocated
     // Allocated by a write miss without fetching (GPGPU-Sim's lazy fetch on
     // read): only the bytes in wmask are held; a read fetches the rest.
     bool partial = false;

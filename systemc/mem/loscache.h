@@ -20,10 +20,13 @@
 //
 // Choices where the dissertation is silent (spec "Unspecified" list taken):
 //  - increment-then-compare: the access that makes count >= pred is the last;
-//  - the access that wakes a gated line does not gate it again (the line just
-//    proved live; loscache.regate_after_wake gates it after the fill, the
-//    literal rule); its MSHR merges do, if their count reaches their pred,
-//    after the fill;
+//  - a line woken by an under-prediction stays powered until it is evicted
+//    or the kernel ends (loscache.woken_line=stay: it proved live). The
+//    literal rule, count >= pred gates after the access, would gate it
+//    again after every later access and refetch it each time ("regate", or
+//    "next": from the access after the waking one); ablations;
+//  - MSHR merges into a line being fetched gate it after the fill if their
+//    count reaches their pred (not a woken line under "stay");
 //  - a request merged into a line being fetched counts; if it reaches its
 //    pred the line is gated right after the fill has served every merged
 //    request;
@@ -65,11 +68,14 @@ inline const config::Key<bool> kLoscacheLaunchGating{
     "first access refetches it); dirty lines stay on. An ablation: the dissertation says lines start powered "
     "off and does not say what happens between kernels (off: lines stay as the last kernel left them)"};
 
-inline const config::Key<bool> kLoscacheRegate{
-    "loscache.regate_after_wake", false, "",
-    "gate a line again after the refetch that woke it when the waking request's prediction is reached (the "
-    "dissertation's rule read literally: count >= pred gates after the access); off: the waking access does not "
-    "gate, the line just proved live (our reading)"};
+inline const config::Key<std::string> kLoscacheWokenLine{
+    "loscache.woken_line", "stay", "",
+    "what a line woken by an under-prediction does (the dissertation says only 'woken, data refetched'): "
+    "regate = gated again once the refetch has served the waking access (its rule count >= pred read literally); "
+    "next = the waking access does not gate, the next access that reaches its prediction does (each later access "
+    "then refetches it from DRAM); stay = it stays powered until evicted or the kernel ends (the line proved live; "
+    "the default: docs/results/loscache.md measures the three)",
+    std::vector<std::string>{"regate", "next", "stay"}};
 
 // The L2 side's counters, one set per partition.
 struct LoscacheL2Stats {

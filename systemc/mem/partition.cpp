@@ -39,7 +39,8 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       energy_(cfg),
       los_(cfg.get(kLoscacheEnable)),
       launch_gating_(los_ && cfg.get(kLoscacheLaunchGating)),
-      regate_(los_ && cfg.get(kLoscacheRegate)),
+      woken_(cfg.get(kLoscacheWokenLine) == "regate" ? Woken::regate
+             : cfg.get(kLoscacheWokenLine) == "stay" ? Woken::stay : Woken::next),
       cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))),
       life_on_(cfg.get(kL2LifeStats)) {
   if (index_ >= map_.partitions())
@@ -227,7 +228,8 @@ bool Partition::lookup_line(tlm_generic_payload& gp, uint64_t c) {
   }
   L2Cache::Line& l = l2_.line(i);
   const uint8_t cnt = uint8_t(std::min<unsigned>(l.count + 1u, cnt_max_));
-  const bool last = pred && cnt >= pred;  // the predicted last access: gate after it
+  // The predicted last access: gate after it (a woken line under "stay" never).
+  const bool last = pred && cnt >= pred && !(woken_ == Woken::stay && l.woken);
   switch (l.st) {
     case L2Cache::State::valid:
       if (l.partial && ext->kind != Kind::write) {  // allocated by writes alone: fetch the rest
@@ -255,7 +257,7 @@ bool Partition::lookup_line(tlm_generic_payload& gp, uint64_t c) {
     }
     case L2Cache::State::gated:  // LoSCache only: under-prediction, refetch
       if (!los_refetch(gp, *ext, a, i, c, ks)) return false;
-      if (last && regate_) l.gate_pending = true;
+      if (last && woken_ == Woken::regate) l.gate_pending = true;
       break;
     case L2Cache::State::invalid: break;  // lookup() never returns one
   }

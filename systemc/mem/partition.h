@@ -235,7 +235,7 @@ class Partition : public sc_core::sc_module {
   // LoSCache
   bool los_ = false;
   bool launch_gating_ = false;                 // loscache.launch_gating
-  bool regate_ = false;                        // loscache.regate_after_wake
+  enum class Woken { regate, next, stay } woken_;  // loscache.woken_line
   unsigned cnt_max_ = 63;                      // saturating line count
   LoscacheL2Stats los_st_;
   std::unordered_map<uint64_t, LineGen> gens_;  // open line generations (stats only)

@@ -57,23 +57,49 @@ TEST(MemLoscache, GatesAfterPredictedLastAccessThenRefetchesOnUnderPrediction) {
   EXPECT_EQ(l["exact_adaptive"], 0);
 }
 
-// loscache.regate_after_wake: the literal rule gates the woken line again
-// once the refetch has served the waking request.
-TEST(MemLoscache, RegateAfterWakeGatesTheRefetchedLine) {
-  PartitionRig r({"loscache.enable=true", "loscache.regate_after_wake=true"});
+// loscache.woken_line: a line gated after 2 predicted accesses, woken by a
+// 3rd (under-prediction), then read a 4th time. Returns its state after the
+// 3rd and after the 4th access, and the gatings.
+struct Woken { L2Cache::State after3, after4; int gatings; };
+Woken woken_line(const std::string& mode) {
+  PartitionRig r({"loscache.enable=true", "loscache.woken_line=" + mode});
   uint64_t a = pattern_alloc(r.g, 4096, 3);
   predicted(r.ini.read(a), 2, 5);
   predicted(r.ini.read(a, sc_time(500, SC_NS)), 2, 5);
   sc_core::sc_start(sc_time(800, SC_NS));
-  ASSERT_EQ(state(r, a), L2Cache::State::gated);
-  Req& r3 = predicted(r.ini.read(a), 2, 5);
+  EXPECT_EQ(state(r, a), L2Cache::State::gated);
+  Req& r3 = predicted(r.ini.read(a, sc_time(800, SC_NS)), 2, 5);
   sc_core::sc_start(sc_time(800, SC_NS));
-  ASSERT_EQ(r.ini.finished, 3u);
   EXPECT_TRUE(r3.ext->los_mispredict);
-  EXPECT_EQ(data(r3), gmem_line(r.g, a)) << "served from the refetch before gating";
-  EXPECT_EQ(state(r, a), L2Cache::State::gated) << "gated again after the waking access";
-  EXPECT_EQ(r.part->stats()["loscache"]["gatings"], 2);
-  EXPECT_EQ(r.part->cache().powered_lines(), 0u);
+  EXPECT_EQ(data(r3), gmem_line(r.g, a)) << "served from the refetch";
+  Woken w{state(r, a), L2Cache::State::invalid, 0};
+  Req& r4 = predicted(r.ini.read(a, sc_time(1600, SC_NS)), 2, 5);
+  sc_core::sc_start(sc_time(800, SC_NS));
+  EXPECT_EQ(r.ini.finished, 4u);
+  EXPECT_EQ(data(r4), gmem_line(r.g, a));
+  w.after4 = state(r, a);
+  w.gatings = r.part->stats()["loscache"]["gatings"].get<int>();
+  return w;
+}
+
+TEST(MemLoscache, WokenLineRegateGatesItAfterTheRefetch) {
+  Woken w = woken_line("regate");
+  EXPECT_EQ(w.after3, L2Cache::State::gated) << "the literal rule: gated again after the waking access";
+  EXPECT_EQ(w.gatings, 3) << "and after the 4th, woken again";
+}
+
+TEST(MemLoscache, WokenLineNextGatesItAtTheNextAccess) {
+  Woken w = woken_line("next");
+  EXPECT_EQ(w.after3, L2Cache::State::valid);
+  EXPECT_EQ(w.after4, L2Cache::State::gated);
+  EXPECT_EQ(w.gatings, 2);
+}
+
+TEST(MemLoscache, WokenLineStayKeepsItOnByDefault) {
+  Woken w = woken_line("stay");
+  EXPECT_EQ(w.after3, L2Cache::State::valid);
+  EXPECT_EQ(w.after4, L2Cache::State::valid) << "woken: never gated again in its generation";
+  EXPECT_EQ(w.gatings, 1);
 }
 
 TEST(MemLoscache, DirtyLineIsWrittenBackBeforeGating) {
