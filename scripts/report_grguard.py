@@ -520,7 +520,8 @@ def write(runs, out, missing=()):
           "each chip's RF to its 1% cell-failure point (the paper's headline point). Chips: the seeds 1-100 per "
           "sigma ratio, as the paper's 100, none picked or dropped (chips 1-10 in `regress/grguard.json`, 11-100 in "
           "`regress/grguard_chips.json`, chip by chip; a page written while that campaign runs counts the "
-          "chips whose runs have finished).", ""]
+          "chips whose runs have finished; `regress/grguard_sigma.json` adds the 1:4 and 4:1 runs of the "
+          "rf_point, 768-thread ablation).", ""]
     md += campaign_time(runs, "grguard", ["grguard", "grguard_chips", "grguard_sigma"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (stopped, crashed or not run yet): {len(missing)}, "
            "each listed at the end.", ""]
