@@ -119,7 +119,6 @@ struct PoweredTime {
   // The part a line's tail goes to: fresh = not accessed in this kernel,
   // g = its open generation (null if none).
   uint64_t& tail(bool fresh, const LineGen* g);
-  uint64_t sum() const { return live + gating + phase + uncovered + over + under + exact + idle; }
 };
 
 config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles,

@@ -61,8 +61,10 @@ TEST(MemLoscache, GatesAfterPredictedLastAccessThenRefetchesOnUnderPrediction) {
 // 3rd (under-prediction), then read a 4th time. Returns its state after the
 // 3rd and after the 4th access, and the gatings.
 struct Woken { L2Cache::State after3, after4; int gatings; };
+// An empty mode leaves the key at its default.
 Woken woken_line(const std::string& mode) {
-  PartitionRig r({"loscache.enable=true", "loscache.woken_line=" + mode});
+  PartitionRig r(mode.empty() ? std::vector<std::string>{"loscache.enable=true"}
+                              : std::vector<std::string>{"loscache.enable=true", "loscache.woken_line=" + mode});
   uint64_t a = pattern_alloc(r.g, 4096, 3);
   predicted(r.ini.read(a), 2, 5);
   predicted(r.ini.read(a, sc_time(500, SC_NS)), 2, 5);
@@ -95,8 +97,8 @@ TEST(MemLoscache, WokenLineNextGatesItAtTheNextAccess) {
   EXPECT_EQ(w.gatings, 2);
 }
 
-TEST(MemLoscache, WokenLineStayKeepsItOnByDefault) {
-  Woken w = woken_line("stay");
+TEST(MemLoscache, WokenLineStaysOnByDefault) {
+  Woken w = woken_line("");  // loscache.woken_line=stay
   EXPECT_EQ(w.after3, L2Cache::State::valid);
   EXPECT_EQ(w.after4, L2Cache::State::valid) << "woken: never gated again in its generation";
   EXPECT_EQ(w.gatings, 1);
