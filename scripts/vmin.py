@@ -22,6 +22,7 @@ Predictors (thesis Table 5.3):
   mlp     counters-10-1, tanh, trained by Adam on standardised data from --seed
 Errors are relative to the true Vmin (%), from cross-validation: leave-one-workload-out (kernels of
 one program never train their own prediction) and, like the thesis's held-out launches, 5 random folds.
+Each held-out counter is clipped to the range of its training rows (--no-clip: not; the page shows both).
 Guardbanding: each kernel runs at min(vnom, predicted x (1 + margin)); below its true Vmin it fails,
 is detected and reruns at vnom (the kernel-level checkpoint of Ch6), paying both runs' energy.
 """
