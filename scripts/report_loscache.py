@@ -81,7 +81,7 @@ def powered_share(run, part):
 
 
 POWERED = [("live", "live"), ("gating", "waiting to gate"), ("phase", "no prediction: prediction phase"),
-           ("uncovered", "no prediction: table miss"),
+           ("uncovered", "no prediction: table miss, read"), ("uncovered_write", "no prediction: table miss, only written"),
            ("over", "over-predicted"), ("under", "woken by an under-prediction"), ("exact", "exact, not gated"),
            ("idle", "not accessed in the kernel")]
 
@@ -115,7 +115,7 @@ def powered_section(on, off):
             "a powered line's time after its last access, charged to why it was still on: *waiting to gate* (the "
             "predicted last access came, the gate waited for the fill or for DRAM room to write the line back), "
             "*no prediction* (no request of the generation carried one: some were counted in a prediction phase, or "
-            "every one missed the table), "
+            "every one missed the table; a line only written by the kernel, its stores, apart), "
             "*over-predicted* (fewer accesses came than predicted), *woken by an under-prediction* (gated too early, "
             "refetched, then left on), *exact, not gated*, and *not accessed in the kernel* (resident from an earlier "
             "kernel, or installed by a host copy with `l2.fill_on_memcpy`, off in this config). The Ideal-Gating column is the LoSCache-off run's live share (1 - dead time): the "
@@ -141,7 +141,7 @@ def powered_ablation_section(runs, on, off, key):
         rows.append([label, len(keys), pct(mean([l2_total(a[k]) / l2_total(b[k]) for k in keys])),
                      pct(mean([ideal_ratio(b[k]) for k in keys])),
                      pct(mean([a[k]["loscache"]["l2"]["powered_line_cycles"] / a[k]["loscache"]["l2"]["line_cycles"] for k in keys])),
-                     pct(share("idle")), pct(share("phase") + share("uncovered")), pct(share("under")),
+                     pct(share("idle")), pct(share("phase") + share("uncovered") + share("uncovered_write")), pct(share("under")),
                      f"{sum(a[k]['loscache']['l2']['gated_hits'] for k in keys):,}", pct(accuracy([a[k] for k in keys])[0]),
                      pct(mean([a[k]["gpu_sim_cycle"] / b[k]["gpu_sim_cycle"] - 1 for k in keys]), 2, sign=True)])
     if len(rows) < 2:
@@ -350,7 +350,8 @@ def write(runs, out, missing=()):
                          pct(coverage([src[k] for k in keys])), f"{pct(ad)} ({n:,} gens)",
                          pct(mean([l2_total(src[k]) / l2_total(off[k]) for k in keys])),
                          pct(mean([src[k]["gpu_sim_cycle"] / off[k]["gpu_sim_cycle"] - 1 for k in keys]), 2, sign=True),
-                         " / ".join(pct(mean([powered_share(src[k], p) for k in keys])) for p in ("phase", "uncovered"))])
+                         " / ".join(pct(mean([sum(powered_share(src[k], p) or 0 for p in ps) for k in keys]))
+                                    for ps in (("phase",), ("uncovered", "uncovered_write")))])
         md += ["## Ablation: what ends the prediction phase (GTO)", "",
                table(["prediction phase", "workloads", "valid entries (mean per active table; paper 7)",
                       "generations with a prediction", "exact-count accuracy", "L2 energy vs off", "time",

@@ -4,7 +4,7 @@ namespace relgpu::mem {
 
 uint64_t& PoweredTime::tail(bool fresh, const LineGen* g) {
   if (fresh || !g) return idle;
-  if (!g->pred) return g->phase ? phase : uncovered;
+  if (!g->pred) return g->phase ? phase : g->read ? uncovered : uncovered_write;
   if (g->accesses < g->pred) return over;
   return g->accesses > g->pred ? under : exact;
 }
@@ -12,6 +12,7 @@ uint64_t& PoweredTime::tail(bool fresh, const LineGen* g) {
 config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles,
                               const PoweredTime& t) {
   config::json powered = {{"live", t.live},   {"gating", t.gating}, {"phase", t.phase}, {"uncovered", t.uncovered},
+                          {"uncovered_write", t.uncovered_write},
                           {"over", t.over},   {"under", t.under},   {"exact", t.exact},
                           {"idle", t.idle}};
   return {{"powered", std::move(powered)},

@@ -91,6 +91,7 @@ struct LineGen {
   uint32_t accesses = 0;
   uint8_t pred = 0, naive = 0;  // pred == 0: no prediction seen yet
   bool phase = false;           // accessed during a prediction phase (counted, never gated)
+  bool read = false;            // read (or atomic) by some access, not only written
 };
 
 // Tallies a closed generation.
@@ -111,7 +112,8 @@ struct PoweredTime {
   uint64_t live = 0;       // between the first and the last access of its generation
   uint64_t gating = 0;     // after the predicted last access, until the gate took effect (fill, DRAM room)
   uint64_t phase = 0;      // after the last access of an unpredicted generation a prediction phase touched
-  uint64_t uncovered = 0;  // ... of one no phase touched: every access missed the table
+  uint64_t uncovered = 0;  // ... of one no phase touched: every access missed the table; read
+  uint64_t uncovered_write = 0;  // ... the same, only written
   uint64_t over = 0;       // ... of a generation with fewer accesses than predicted
   uint64_t under = 0;      // ... with more: woken by the under-prediction, not gated again
   uint64_t exact = 0;      // ... with exactly the predicted accesses, yet not gated

@@ -28,6 +28,7 @@ void Partition::power_tick(uint64_t c) {
 void Partition::los_access(uint64_t a, const MemExt& e) {
   LineGen& g = gens_[a];
   ++g.accesses;
+  g.read |= e.kind != Kind::write;
   if (e.los_predict) {
     ++los_st_.counted;
     g.phase = true;

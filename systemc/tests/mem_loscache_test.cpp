@@ -178,6 +178,9 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   Rig r;
   uint64_t base = pattern_alloc(r.g, 8192, 4);
   uint64_t exact = base, over = base + 128, none = base + 256, under = base + 384, phase = base + 512;
+  uint64_t written = base + 640;  // written only, no prediction
+  uint32_t v = 1;
+  r.ini.write(written, 0, &v, 4);
   predicted(r.ini.read(exact), 2);
   predicted(r.ini.read(over), 3);
   r.ini.read(none);
@@ -187,7 +190,7 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   predicted(r.ini.read(under, sc_time(500, SC_NS)), 2);  // gated ...
   predicted(r.ini.read(under, sc_time(900, SC_NS)), 2);  // ... woken by a 3rd access
   sc_core::sc_start(sc_time(3000, SC_NS));
-  ASSERT_EQ(r.ini.finished, 8u);
+  ASSERT_EQ(r.ini.finished, 9u);
   config::json l = r.los();
   EXPECT_EQ(parts_sum(l), l["powered_line_cycles"].get<uint64_t>()) << l["powered"].dump();
   EXPECT_GT(part(l, "live"), 0u) << "exact and under: first to last access";
@@ -195,6 +198,7 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   EXPECT_EQ(part(l, "exact"), 0u) << "the exactly predicted line is off after its last access";
   EXPECT_GT(part(l, "over"), 0u);
   EXPECT_GT(part(l, "uncovered"), 0u);
+  EXPECT_GT(part(l, "uncovered_write"), 0u);
   EXPECT_GT(part(l, "phase"), 0u);
   EXPECT_GT(part(l, "under"), 0u);
   EXPECT_EQ(part(l, "idle"), 0u);
@@ -203,7 +207,7 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   EXPECT_NEAR(double(part(l, "over")), double(part(l, "uncovered")), 0.01 * double(part(l, "over")));
   EXPECT_GT(part(l, "over"), part(l, "under"));
 
-  // A new kernel: the four lines still powered are idle until accessed.
+  // A new kernel: the five lines still powered are idle until accessed.
   r.part->begin_kernel();
   r.part->reset_stats();
   sc_core::sc_start(sc_time(1000, SC_NS));
