@@ -97,7 +97,7 @@ def powered_section(on, off):
         if s != "gto" or k not in off or "powered" not in l2 or not l2["line_cycles"]:
             continue
         n = l2["line_cycles"]
-        parts = {p: l2["powered"].get(p, 0) / n for p, _ in POWERED}
+        parts = {p: powered_share(on[k], p) for p, _ in POWERED}
         live = 1 - off[k]["l2_life"]["dead_fraction"] if "l2_life" in off[k] else None
         for p in parts:
             sums[p].append(parts[p])
@@ -139,7 +139,7 @@ def powered_ablation_section(runs, on, off, key):
         keys = [k for k in a if k in b and k[1] == "gto" and "powered" in a[k]["loscache"]["l2"]]
         if not keys:
             continue
-        share = lambda p: mean([a[k]["loscache"]["l2"]["powered"].get(p, 0) / a[k]["loscache"]["l2"]["line_cycles"] for k in keys])
+        share = lambda p: mean([powered_share(a[k], p) for k in keys])
         rows.append([label, len(keys), pct(mean([l2_total(a[k]) / l2_total(b[k]) for k in keys])),
                      pct(mean([ideal_ratio(b[k]) for k in keys])),
                      pct(mean([a[k]["loscache"]["l2"]["powered_line_cycles"] / a[k]["loscache"]["l2"]["line_cycles"] for k in keys])),

@@ -490,10 +490,7 @@ void Partition::reset_stats() {
   on_cycles_ = 0;
   los_st_ = {};
   powered_ = {};
-  if (los_) {  // lines powered now have not been accessed in the new window
-    use_.resize(size_t(l2_.sets()) * l2_.ways());
-    for (WayUse& u : use_) u = {stats_c0_, true};
-  }
+  for (WayUse& u : use_) u = {stats_c0_, true};  // LoSCache: no way accessed in the new window yet
   energy_.reset();
   life_.reset();
 }

@@ -177,6 +177,7 @@ class Partition : public sc_core::sc_module {
   void los_allocated(int v, const MemExt& e, uint64_t c);
   void los_used(int v, uint64_t c);
   void los_powered_off(int v, uint64_t c, bool gating);
+  void los_charge_tail(PoweredTime& t, int v, uint64_t c) const;
   void los_access(uint64_t a, const MemExt& e);
   void los_gate(int line, uint64_t c);
   void los_gate_pending(uint64_t c);

@@ -46,13 +46,20 @@ void Partition::los_used(int v, uint64_t c) {
   u = {c, false};
 }
 
-// Way v powers off at c: its time since the last access goes to the reason
-// it stayed powered (before its generation closes).
-void Partition::los_powered_off(int v, uint64_t c, bool gating) {
+// Way v's time since its last access, to c, goes to the part of `t` that
+// says why it was still powered (its open generation decides).
+void Partition::los_charge_tail(PoweredTime& t, int v, uint64_t c) const {
   const WayUse& u = use_[size_t(v)];
   auto it = gens_.find(l2_.line(v).addr);
-  uint64_t& part = gating && !u.fresh ? powered_.gating : powered_.tail(u.fresh, it == gens_.end() ? nullptr : &it->second);
-  part += c - std::min(c, u.last);
+  t.tail(u.fresh, it == gens_.end() ? nullptr : &it->second) += c - std::min(c, u.last);
+}
+
+// Way v powers off at c, before its generation closes; a gate after an
+// accessed line's predicted last access charges the wait for the gate.
+void Partition::los_powered_off(int v, uint64_t c, bool gating) {
+  const WayUse& u = use_[size_t(v)];
+  if (gating && !u.fresh) powered_.gating += c - std::min(c, u.last);
+  else los_charge_tail(powered_, v, c);
 }
 
 // Way v is about to be retagged: its generation ends; an unpowered way wakes.
@@ -166,12 +173,8 @@ config::json Partition::los_stats(uint64_t now) const {
   uint64_t lines = uint64_t(l2_.sets()) * l2_.ways();
   uint64_t on = on_cycles_ + uint64_t(l2_.powered_lines()) * (now - std::min(now, power_t_));
   PoweredTime t = powered_;  // lines powered now: their time since the last access
-  for (size_t v = 0; v < use_.size(); ++v) {
-    const L2Cache::Line& l = l2_.line(int(v));
-    if (!L2Cache::powered(l.st)) continue;
-    auto it = gens_.find(l.addr);
-    t.tail(use_[v].fresh, it == gens_.end() ? nullptr : &it->second) += now - std::min(now, use_[v].last);
-  }
+  for (size_t v = 0; v < use_.size(); ++v)
+    if (L2Cache::powered(l2_.line(int(v)).st)) los_charge_tail(t, int(v), now);
   return loscache_l2_json(s, lines * (now - stats_c0_), on, t);
 }
 

@@ -1,8 +1,8 @@
 // What ends LoSCache's prediction phase (loscache.phase_count): "sm", the
 // default, each table by its own SM's L2 accesses and predictor CTA; "gpu",
 // one phase for every SM, ended by the GPU's accesses or by every predictor
-// CTA; "cta", each table by its predictor CTA's own accesses. And the distinct predictor PCs of the phase (pcs_seen), counted past
-// a full table.
+// CTA; "cta", each table by its predictor CTA's own accesses. And the
+// distinct predictor PCs of the phase (pcs_seen), counted past a full table.
 #include <gtest/gtest.h>
 
 #include "sm/loscache_unit.h"
