@@ -148,7 +148,7 @@ def write(runs, out, missing=(), store=None):
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
     md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
                                                "rf_variation_fba", "rf_variation_hybrid",
-                                               "rf_variation_compaction"]) + [""]
+                                               "rf_variation_compaction", "rf_variation_latency"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 
@@ -156,7 +156,9 @@ def write(runs, out, missing=(), store=None):
     rows = []
     rows.append(["slow accesses, VL-SB -> + RF-BRO (paper: slow banks 62.5% -> 31.25%, Fig. 4)",
                  "62.5% -> 31.25%", f"{pct(share('vlsb'))} -> {pct(share('vlsb_bro'))}", "share of RF accesses"])
-    rows.append(["IPC, VL-SB + RF-BRO", "-9%", pct(ipc["vlsb_bro"] - 1 if ipc["vlsb_bro"] else None, 1, True), ""])
+    few = lat_ipc(by, wls, "vlsb_bro", "oc_min")
+    rows.append(["IPC, VL-SB + RF-BRO", "-9%", pct(ipc["vlsb_bro"] - 1 if ipc["vlsb_bro"] else None, 1, True),
+                 f"{pct(few - 1, 1, True)} with one operand collector of each kind (latency table)" if few else ""])
     rows.append(["IPC, PV-opt (+ FWAS)", "+1%", pct(ipc["pvopt"] - 1 if ipc["pvopt"] else None, 1, True),
                  "paper: FWAS alone -1%"])
     rows.append(["IPC, the BOT with no slow sub-bank", "(not stated; +0.00019 ns)",
@@ -300,6 +302,7 @@ def write(runs, out, missing=(), store=None):
         rows.append(["mean", f"{mean(vals):.3f}", f"{ipc['vlsb_bro']:.3f}"])
         md += ["## Ablation: every sub-bank slow (how much a 2-cycle RF can cost here)", "",
                table(["workload", "IPC, all 32 sub-banks slow", "IPC, VL-SB + RF-BRO"], rows), ""]
+    md += latency_section(by, wls)
     p4 = {k[0]: r for k, r in by.get("ports4", {}).items()}
     keys = [w for w in wls if w in p4 and rel("bot", w)]
     if keys:
@@ -325,6 +328,63 @@ def write(runs, out, missing=(), store=None):
                "time (chip 1).", "",
                table(["workload", "baseline time, us", "PV-opt time, us", "speed-up"], rows), ""]
     return save_page(out, "rf_variation", md)
+
+
+# regress/rf_variation_latency.json: the SM choice switched, and its label.
+LATENCY = [("ctl", "as built: 6 SP, 8 SFU, 2 LD/ST collectors, 8 CTAs"), ("oc_half", "collectors halved: 3 / 4 / 1"),
+           ("oc_min", "one collector of each kind"), ("cta2", "2 CTAs per SM")]
+
+
+def latency_section(by, wls):
+    """What a slow sub-bank costs as the SM's latency hiding shrinks; each IPC against the
+    no-BOT run with the same choice, all at one revision."""
+    ctl = {k[0]: r for k, r in by.get("base_ctl", {}).items()}
+    if not ctl:
+        return []
+
+    def cell(name, v):
+        m = lat_ipc(by, wls, name, v)
+        return pct(m - 1, 1, True) if m else "-"
+    rows = []
+    for v, label in LATENCY:
+        b = {k[0]: r for k, r in by.get("base_" + v, {}).items()}
+        keys = [w for w in wls if w in b and w in ctl]
+        slow = mean([ctl[w]["gpu_sim_cycle"] / b[w]["gpu_sim_cycle"] for w in keys]) if keys else None
+        rows.append([label, len(keys), pct(slow - 1, 1, True) if slow else "-"] +
+                    [cell(n, v) for n in ("vlsb_bro", "pvopt", "vlrf", "all_slow")])
+    rows.append(["paper (GPGPU-Sim 3.1; collectors not stated)", "", "", "-9%", "+1%", "-23%", ""])
+    md = ["## What the IPC loss depends on: the SM's latency hiding (`regress/rf_variation_latency.json`)", "",
+          "The no-BOT baseline and VL-SB + RF-BRO with one choice of the SM switched (chip 1, 1:1, one revision; "
+          "PV-opt, 70% VL-RF and every sub-bank slow with one collector of each kind). Each IPC is against the "
+          "no-BOT run with the same choice; the baseline column is that run's IPC against the as-built baseline.",
+          "", table(["SM", "workloads", "baseline IPC vs as built", "IPC, VL-SB + RF-BRO", "IPC, PV-opt (+ FWAS)",
+                     "IPC, 70% VL-RF", "IPC, every sub-bank slow"], rows), ""]
+    b = {k[0]: r for k, r in by.get("base_oc_min", {}).items()}
+    x = {k[0]: r for k, r in by.get("vlsb_bro_oc_min", {}).items()}
+    keys = [w for w in wls if w in b and w in x and w in ctl and rel_ctl(by, w)]
+    if keys:
+        rows = [[w, f"{rel_ctl(by, w):.3f}", f"{b[w]['gpu_sim_cycle'] / cycles(x[w]):.3f}",
+                 f"{ctl[w]['gpu_sim_cycle'] / b[w]['gpu_sim_cycle']:.3f}"] for w in keys]
+        md += ["Per workload, VL-SB + RF-BRO as built and with one collector of each kind:", "",
+               table(["workload", "IPC, as built", "IPC, one collector each", "baseline IPC, one collector vs as built"],
+                     rows), ""]
+    return md
+
+
+def lat_ipc(by, wls, name, v):
+    """Mean IPC of run name_v against base_v in the latency campaign, or None."""
+    b = {k[0]: r for k, r in by.get("base_" + v, {}).items()}
+    x = {k[0]: r for k, r in by.get(f"{name}_{v}", {}).items()}
+    keys = [w for w in wls if w in b and w in x]
+    return mean([b[w]["gpu_sim_cycle"] / cycles(x[w]) for w in keys]) if keys else None
+
+
+def rel_ctl(by, w):
+    """IPC of VL-SB + RF-BRO against no BOT in the latency campaign's control pair."""
+    b, x = by.get("base_ctl", {}), by.get("vlsb_bro_ctl", {})
+    rb = next((r for k, r in b.items() if k[0] == w), None)
+    rx = next((r for k, r in x.items() if k[0] == w), None)
+    return rb["gpu_sim_cycle"] / cycles(rx) if rb and rx else None
 
 
 def compaction_section(by, wls):
