@@ -1,5 +1,7 @@
 #include "mem/loscache.h"
 
+#include <algorithm>
+
 namespace relgpu::mem {
 
 uint64_t& PoweredTime::tail(bool fresh, const LineGen* g) {
@@ -7,6 +9,16 @@ uint64_t& PoweredTime::tail(bool fresh, const LineGen* g) {
   if (!g->pred) return g->phase ? phase : g->read ? uncovered : uncovered_write;
   if (g->accesses < g->pred) return over;
   return g->accesses > g->pred ? under : exact;
+}
+
+uint64_t pc_mode_hits(const PcCounts& c) {
+  uint64_t n = 0;
+  for (const auto& [who, counts] : c) {
+    uint64_t best = 0;
+    for (const auto& [acc, k] : counts) best = std::max(best, k);
+    n += best;
+  }
+  return n;
 }
 
 config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, uint64_t powered_line_cycles,
@@ -23,6 +35,7 @@ config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, ui
           {"wakeups", s.wakeups},              {"queries", s.queries},
           {"generations", s.generations},      {"generations_predicted", s.gen_predicted},
           {"exact_adaptive", s.exact_adaptive}, {"exact_naive", s.exact_naive},
+          {"exact_pc_mode", s.exact_pc_mode},
           {"under_predicted", s.under},        {"over_predicted", s.over},
           {"line_cycles", line_cycles},        {"powered_line_cycles", powered_line_cycles}};
 }
@@ -41,6 +54,7 @@ void derive_loscache(config::json& los) {
     double n = num(l2, "generations_predicted");
     ratio("accuracy_adaptive", num(l2, "exact_adaptive"), n);
     ratio("accuracy_naive", num(l2, "exact_naive"), n);
+    ratio("accuracy_pc_mode", num(l2, "exact_pc_mode"), n);
     ratio("powered_fraction", num(l2, "powered_line_cycles"), num(l2, "line_cycles"));
   }
   if (los.contains("icnt")) {

@@ -49,6 +49,9 @@
 // that carried a prediction (its PC's table entry): exact when that
 // prediction equals the generation's accesses. Adaptive = cnt + thr (what the
 // hardware used), naive = cnt (the same entry without its threshold).
+// exact_pc_mode bounds both: per (SM, PC) of the predicting request, the
+// count most of its generations have. An entry's cnt is fixed for the kernel,
+// so no naive prediction is exact more often; the threshold only rises.
 #pragma once
 #include <cstdint>
 #include <unordered_map>
@@ -84,6 +87,7 @@ struct LoscacheL2Stats {
   uint64_t gatings = 0, gate_writebacks = 0, gated_hits = 0, mispredicts = 0;
   uint64_t bypass_reads = 0, bypass_writes = 0, wakeups = 0, queries = 0;
   uint64_t generations = 0, gen_predicted = 0, exact_adaptive = 0, exact_naive = 0, under = 0, over = 0;
+  uint64_t exact_pc_mode = 0;  // set by the stats: see PcCounts
 };
 
 // One open line generation (stats only).
@@ -92,12 +96,20 @@ struct LineGen {
   uint8_t pred = 0, naive = 0;  // pred == 0: no prediction seen yet
   bool phase = false;           // accessed during a prediction phase (counted, never gated)
   bool read = false;            // read (or atomic) by some access, not only written
+  uint64_t who = 0;             // (SM << 32) | PC of the request that carried pred
 };
 
+// Closed predicted generations by who predicted them, then by their accesses.
+using PcCounts = std::unordered_map<uint64_t, std::unordered_map<uint32_t, uint64_t>>;
+
+// Sum over predictors of the count most of their generations had.
+uint64_t pc_mode_hits(const PcCounts& c);
+
 // Tallies a closed generation.
-inline void close_gen(const LineGen& g, LoscacheL2Stats& s) {
+inline void close_gen(const LineGen& g, LoscacheL2Stats& s, PcCounts& pcs) {
   ++s.generations;
   if (!g.pred) return;
+  ++pcs[g.who][g.accesses];
   ++s.gen_predicted;
   s.exact_adaptive += g.accesses == g.pred;
   s.exact_naive += g.accesses == g.naive;
@@ -127,7 +139,8 @@ config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, ui
                               const PoweredTime& t);
 
 // Ratios of a "loscache" stats section (per kernel or summed over a run):
-// accuracy_adaptive / accuracy_naive, icnt_traffic_increase, powered_fraction.
+// accuracy_adaptive / accuracy_naive / accuracy_pc_mode, icnt_traffic_increase,
+// powered_fraction.
 void derive_loscache(config::json& los);
 
 }  // namespace relgpu::mem

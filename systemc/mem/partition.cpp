@@ -489,6 +489,7 @@ void Partition::reset_stats() {
   stats_c0_ = power_t_ = l2clk_.now();
   on_cycles_ = 0;
   los_st_ = {};
+  pc_counts_.clear();
   powered_ = {};
   for (WayUse& u : use_) u = {stats_c0_, true};  // LoSCache: no way accessed in the new window yet
   energy_.reset();

@@ -240,6 +240,7 @@ class Partition : public sc_core::sc_module {
   unsigned cnt_max_ = 63;                      // saturating line count
   LoscacheL2Stats los_st_;
   std::unordered_map<uint64_t, LineGen> gens_;  // open line generations (stats only)
+  PcCounts pc_counts_;                          // closed ones' counts by predictor (stats only)
   bool life_on_ = false;
   L2Life life_;                                 // l2.life_stats (mem/l2_life.h)
   std::vector<int> gate_q_;                     // lines to gate once DRAM has room for their write-back

@@ -34,7 +34,7 @@ void Partition::los_access(uint64_t a, const MemExt& e) {
     g.phase = true;
   } else if (e.los_pred) {
     ++los_st_.predicted;
-    if (!g.pred) g.pred = e.los_pred, g.naive = e.los_naive;
+    if (!g.pred) g.pred = e.los_pred, g.naive = e.los_naive, g.who = uint64_t(e.sm) << 32 | uint32_t(e.pc);
   }
 }
 
@@ -69,7 +69,7 @@ void Partition::los_evicting(int v, uint64_t c) {
   if (l.st == State::valid || l.st == State::gated) {
     auto it = gens_.find(l.addr);
     if (it != gens_.end()) {
-      close_gen(it->second, los_st_);
+      close_gen(it->second, los_st_, pc_counts_);
       gens_.erase(it);
     }
   }
@@ -169,7 +169,9 @@ bool Partition::los_bypass(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint6
 
 config::json Partition::los_stats(uint64_t now) const {
   LoscacheL2Stats s = los_st_;
-  for (const auto& [addr, g] : gens_) close_gen(g, s);  // open generations end with the kernel
+  PcCounts pcs = pc_counts_;
+  for (const auto& [addr, g] : gens_) close_gen(g, s, pcs);  // open generations end with the kernel
+  s.exact_pc_mode = pc_mode_hits(pcs);
   uint64_t lines = uint64_t(l2_.sets()) * l2_.ways();
   uint64_t on = on_cycles_ + uint64_t(l2_.powered_lines()) * (now - std::min(now, power_t_));
   PoweredTime t = powered_;  // lines powered now: their time since the last access

@@ -2,7 +2,8 @@
 // gating after the predicted last access, the under-prediction refetch with
 // its mispredict flag, write-back of a dirty line before gating, bypass of
 // pred == 1, counting only in the prediction phase, count queries, the
-// L2 energy with and without gating, and where the powered line-time goes.
+// L2 energy with and without gating, where the powered line-time goes, and
+// the best fixed per-PC prediction's exact count.
 #include "mem_test_rig.h"
 
 namespace relgpu::mem::test {
@@ -220,6 +221,30 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   EXPECT_EQ(parts_sum(l), l["powered_line_cycles"].get<uint64_t>()) << l["powered"].dump();
   EXPECT_GT(part(l, "uncovered"), 0u) << "the accessed line, after its access";
   EXPECT_EQ(part(l, "live"), 0u) << "one access: no live time";
+}
+
+// exact_pc_mode: per (SM, PC) that predicted them, the generations with the
+// count most of that predictor's generations had. SM 0's PC 7 predicts 3 for
+// lines of 2, 2 and 3 accesses; SM 1's PC 7 predicts 6 for two lines of 4.
+TEST(MemLoscache, PcModeCountsTheBestFixedPredictionPerSmAndPc) {
+  Rig r;
+  uint64_t base = pattern_alloc(r.g, 8192, 5);
+  struct Line { uint64_t a; unsigned sm, pred, accesses; };
+  const Line lines[] = {{base, 0, 3, 2}, {base + 128, 0, 3, 2}, {base + 256, 0, 3, 3},
+                        {base + 384, 1, 6, 4}, {base + 512, 1, 6, 4}};
+  unsigned n = 0;
+  for (const Line& l : lines)
+    for (unsigned k = 0; k < l.accesses; ++k, ++n) {
+      Req& q = predicted(r.ini.read(l.a, sc_time(300.0 * k, SC_NS)), uint8_t(l.pred));
+      q.ext->sm = l.sm;
+      q.ext->pc = 7;
+    }
+  sc_core::sc_start(sc_time(3000, SC_NS));
+  ASSERT_EQ(r.ini.finished, n);
+  config::json l = r.los();
+  EXPECT_EQ(l["generations_predicted"], 5);
+  EXPECT_EQ(l["exact_naive"], 1) << "only the 3-access line matches its fixed prediction";
+  EXPECT_EQ(l["exact_pc_mode"], 4) << "2 of SM 0's (count 2) and 2 of SM 1's (count 4); by PC alone 2";
 }
 
 // loscache.launch_gating: at a launch, clean lines power off (their data is
