@@ -7,8 +7,9 @@ DRAM read throughput) plus counters that carry nothing. Checks: the piecewise-li
 other) / sum(core + other) computed here; a predictor that is always 5% low shows unsafe kernels and
 pays their reruns (the guardband pricing bites); shuffled targets (a mutant pairing of counters and
 Vmin) lose the fit; a workload far outside the others on one counter is predicted well only with
-held-out counters clipped to the training range (--no-clip is the mutant); a row without "vmin" is an
-error naming the row. Exit 0 on success.
+held-out counters clipped to the training range (--no-clip is the mutant); the learning curve trains
+on only k workloads (with k = all it is leave-one-workload-out, and with workloads in disjoint IPC
+bins 3 of them predict worse); a row without "vmin" is an error naming the row. Exit 0 on success.
 """
 import json
 import os
@@ -94,6 +95,19 @@ def main():
         fails.append(f"clipping held-out counters: linear leave-one-out RMSE {clipped:.2f}% clipped, {raw:.2f}% not")
     if "sp_gflops" not in resc["outside"]["w3"]:
         fails.append(f"w3's far counter not reported outside the others' range: {resc['outside']['w3']}")
+    # Learning curve: with each workload's IPC in one bin (w % 4), three training workloads often miss
+    # the held-out workload's bin, eleven never do; with all eleven it is plain leave-one-workload-out.
+    binned = synthetic(7)
+    for x in binned["rows"]:
+        w = int(x["group"][1:])
+        x["features"]["ipc"] = (w % 4 + 0.1 + 0.8 * (x["features"]["ipc"] / 2.0)) / 2.0
+        x["vmin"] = truth(x["features"]["ipc"], x["features"]["dram_read_gbps"])
+    rl, resl = run(binned, "--learning-curve")
+    lc = resl["learning_curve"]["pwl"] if resl else {}
+    if not lc or abs(lc["11"][0] - resl["models"]["pwl"]["workload"]["rmse_pct"]) > 1e-9:
+        fails.append(f"learning curve with every other workload != leave-one-workload-out: {lc}, {rl.stderr}")
+    elif not min(lc["3"]) > 2 * lc["11"][0]:
+        fails.append(f"learning curve: pwl with 3 training workloads {lc['3']}% not above 2x all 11 {lc['11']}%")
     bad = synthetic(7)
     del bad["rows"][5]["vmin"]
     rb, _ = run(bad)
