@@ -37,6 +37,7 @@ config::json loscache_l2_json(const LoscacheL2Stats& s, uint64_t line_cycles, ui
           {"exact_adaptive", s.exact_adaptive}, {"exact_naive", s.exact_naive},
           {"exact_pc_mode", s.exact_pc_mode},
           {"under_predicted", s.under},        {"over_predicted", s.over},
+          {"under_predicted_bypassed", s.under_bypassed},
           {"line_cycles", line_cycles},        {"powered_line_cycles", powered_line_cycles}};
 }
 

@@ -80,6 +80,13 @@ inline const config::Key<std::string> kLoscacheWokenLine{
     "the default: docs/results/loscache.md measures the three)",
     std::vector<std::string>{"regate", "next", "stay"}};
 
+inline const config::Key<bool> kLoscacheBypass{
+    "loscache.bypass", true, "",
+    "a request predicted to be its line's only access (pred 1) that finds no tag is served from DRAM without "
+    "allocating (the dissertation's bypass). false = an ablation: it allocates and gates after the fill like any "
+    "predicted last access, so a later access hits the gated tag and raises the PC's threshold (a bypassed line "
+    "leaves no tag to report an under-prediction)"};
+
 // The L2 side's counters, one set per partition.
 struct LoscacheL2Stats {
   uint64_t counted = 0;        // accesses seen during some SM's prediction phase
@@ -88,6 +95,7 @@ struct LoscacheL2Stats {
   uint64_t bypass_reads = 0, bypass_writes = 0, wakeups = 0, queries = 0;
   uint64_t generations = 0, gen_predicted = 0, exact_adaptive = 0, exact_naive = 0, under = 0, over = 0;
   uint64_t exact_pc_mode = 0;  // set by the stats: see PcCounts
+  uint64_t under_bypassed = 0;  // under-predicted generations served by a bypass (no tag to report it)
 };
 
 // One open line generation (stats only).
@@ -97,6 +105,7 @@ struct LineGen {
   bool phase = false;           // accessed during a prediction phase (counted, never gated)
   bool read = false;            // read (or atomic) by some access, not only written
   uint64_t who = 0;             // (SM << 32) | PC of the request that carried pred
+  bool bypassed = false;        // some access was served by a bypass
 };
 
 // Closed predicted generations by who predicted them, then by their accesses.
@@ -114,6 +123,7 @@ inline void close_gen(const LineGen& g, LoscacheL2Stats& s, PcCounts& pcs) {
   s.exact_adaptive += g.accesses == g.pred;
   s.exact_naive += g.accesses == g.naive;
   s.under += g.accesses > g.pred;
+  s.under_bypassed += g.accesses > g.pred && g.bypassed;
   s.over += g.accesses < g.pred;
 }
 

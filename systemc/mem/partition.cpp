@@ -39,6 +39,7 @@ Partition::Partition(sc_core::sc_module_name name, const config::Config& cfg, un
       energy_(cfg),
       los_(cfg.get(kLoscacheEnable)),
       launch_gating_(los_ && cfg.get(kLoscacheLaunchGating)),
+      bypass_(cfg.get(kLoscacheBypass)),
       woken_(cfg.get(kLoscacheWokenLine) == "regate" ? Woken::regate
              : cfg.get(kLoscacheWokenLine) == "stay" ? Woken::stay : Woken::next),
       cnt_max_(unsigned(blocks::mask(unsigned(cfg.get(blocks::loscache_keys::kCntWidth))))),
@@ -223,7 +224,7 @@ bool Partition::lookup_line(tlm_generic_payload& gp, uint64_t c) {
   // line's access count after this access.
   const unsigned pred = los_ && !ext->los_predict ? ext->los_pred : 0;
   if (i < 0) {
-    if (pred == 1 && ext->kind != Kind::atomic) return los_bypass(gp, *ext, a, c, ks);
+    if (pred == 1 && bypass_ && ext->kind != Kind::atomic) return los_bypass(gp, *ext, a, c, ks);
     return miss(gp, *ext, a, c, ks);
   }
   L2Cache::Line& l = l2_.line(i);

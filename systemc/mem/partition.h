@@ -236,6 +236,7 @@ class Partition : public sc_core::sc_module {
   // LoSCache
   bool los_ = false;
   bool launch_gating_ = false;                 // loscache.launch_gating
+  bool bypass_ = true;                         // loscache.bypass
   enum class Woken { regate, next, stay } woken_;  // loscache.woken_line
   unsigned cnt_max_ = 63;                      // saturating line count
   LoscacheL2Stats los_st_;

@@ -85,7 +85,7 @@ void Partition::los_allocated(int v, const MemExt& e, uint64_t c) {
   l.count = 1;
   use_[size_t(v)] = {c, false};
   los_access(l.addr, e);
-  if (!e.los_predict && e.los_pred && l.count >= e.los_pred) l.gate_pending = true;  // atomics with pred 1
+  if (!e.los_predict && e.los_pred && l.count >= e.los_pred) l.gate_pending = true;  // pred 1: atomics, or no bypass
 }
 
 void Partition::los_gate(int line, uint64_t c) {
@@ -164,6 +164,7 @@ bool Partition::los_bypass(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint6
   ++ks.accesses, ++ks.misses;
   energy_.count(power::L2Energy::tag);
   los_access(a, e);
+  gens_[a].bypassed = true;
   return true;
 }
 

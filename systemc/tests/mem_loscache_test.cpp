@@ -223,6 +223,33 @@ TEST(MemLoscache, PoweredTimeIsChargedToWhyEachLineStayedPowered) {
   EXPECT_EQ(part(l, "live"), 0u) << "one access: no live time";
 }
 
+// A line predicted to be used once and read twice. With the bypass (the
+// default) the second read misses again: no tag reports the under-prediction.
+// Without it (loscache.bypass=false, an ablation) the line is allocated and
+// gated after its fill, and the second read hits the gated tag: mispredict.
+void used_twice(bool bypass) {
+  PartitionRig r({"loscache.enable=true", std::string("loscache.bypass=") + (bypass ? "true" : "false")});
+  uint64_t a = pattern_alloc(r.g, 4096, 10);
+  Req& r1 = predicted(r.ini.read(a), 1, 3);
+  sc_core::sc_start(sc_time(800, SC_NS));
+  EXPECT_EQ(state(r, a), bypass ? L2Cache::State::invalid : L2Cache::State::gated);
+  Req& r2 = predicted(r.ini.read(a), 1, 3);
+  sc_core::sc_start(sc_time(800, SC_NS));
+  ASSERT_EQ(r.ini.finished, 2u);
+  EXPECT_EQ(data(r1), gmem_line(r.g, a));
+  EXPECT_EQ(data(r2), gmem_line(r.g, a));
+  EXPECT_EQ(r2.ext->los_mispredict, !bypass);
+  config::json l = r.part->stats()["loscache"];
+  EXPECT_EQ(l["bypass_reads"], bypass ? 2 : 0);
+  EXPECT_EQ(l["under_predicted"], 1) << "one generation, two accesses, predicted one";
+  EXPECT_EQ(l["under_predicted_bypassed"], bypass ? 1 : 0);
+  EXPECT_EQ(l["mispredicts"], bypass ? 0 : 1);
+}
+
+TEST(MemLoscache, BypassedLineLeavesNoTagToReportUnderPrediction) { used_twice(true); }
+
+TEST(MemLoscache, WithoutBypassAGatedTagReportsUnderPrediction) { used_twice(false); }
+
 // exact_pc_mode: per (SM, PC) that predicted them, the generations with the
 // count most of that predictor's generations had. SM 0's PC 7 predicts 3 for
 // lines of 2, 2 and 3 accesses; SM 1's PC 7 predicts 6 for two lines of 4.
