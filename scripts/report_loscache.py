@@ -50,10 +50,14 @@ def pc_mode(runs):
     return sum(r["loscache"]["l2"]["exact_pc_mode"] for r in runs) / n
 
 
-def under_share(runs):
-    """Share of predicted generations with more accesses than their adaptive prediction."""
+def under_share(runs, bypassed=False):
+    """Share of predicted generations with more accesses than their adaptive prediction (bypassed: those
+    of them a bypass served, which no tag reports), or None."""
     n = sum(r["loscache"]["l2"]["generations_predicted"] for r in runs)
-    return sum(r["loscache"]["l2"]["under_predicted"] for r in runs) / n if n else None
+    k = "under_predicted_bypassed" if bypassed else "under_predicted"
+    if not n or any(k not in r["loscache"]["l2"] for r in runs):
+        return None
+    return sum(r["loscache"]["l2"][k] for r in runs) / n
 
 
 def coverage(runs):
@@ -212,6 +216,7 @@ def write(runs, out, missing=()):
     first = {key(r): r for r in runs if cfg(r, "loscache.predictor_cta") == "first"}
     naive = {key(r): r for r in runs if cfg(r, "blocks.loscache_table.thr_width") == 0}
     thr15 = {key(r): r for r in runs if cfg(r, "blocks.loscache_table.thr_width") == 4}
+    nobyp = {key(r): r for r in runs if cfg(r, "loscache.bypass") is False}
     phase = {key(r): r for r in runs if cfg(r, "loscache.phase_count") == "gpu"}
     phase_cta = {key(r): r for r in runs if cfg(r, "loscache.phase_count") == "cta"}
     phase_long = {key(r): r for r in runs if cfg(r, "blocks.loscache_table.phase_limit") == 65535}
@@ -318,7 +323,8 @@ def write(runs, out, missing=()):
                       pct(l.get("icnt_traffic_increase", 0), 2, sign=True), f"{g:,} ({pct(g / gens if gens else 0, 0)})",
                       pct(l.get("accuracy_adaptive")) if g else "-", pct(l.get("accuracy_naive")) if g else "-",
                       pct(l.get("accuracy_pc_mode")) if g else "-",
-                      f"{pct(l['l2']['under_predicted'] / g, 0)} / {pct(l['l2']['over_predicted'] / g, 0)}" if g else "-",
+                      f"{pct(l['l2']['under_predicted'] / g, 0)} ({pct(l['l2'].get('under_predicted_bypassed', 0) / g, 0)}) / "
+                      f"{pct(l['l2']['over_predicted'] / g, 0)}" if g else "-",
                       f"{l['l2']['bypass_reads'] + l['l2']['bypass_writes']:,}", f"{l['l2']['gatings']:,}",
                       pct(l2_total(a) / l2_total(b)), pct(ideal_ratio(b)),
                       pct(b["l2_energy"]["leakage_nj"] / l2_total(b), 0)])
@@ -326,7 +332,7 @@ def write(runs, out, missing=()):
         ir.append(100 * ideal_ratio(b) if ideal_ratio(b) is not None else None)
     md += ["## Per workload, GTO", "",
            table(["workload", "cycles off", "time", "traffic", "predicted gens (of all)", "acc. adaptive", "acc. naive",
-                  "acc. best fixed", "under / over", "bypasses", "gatings", "L2 energy vs off", "Ideal-Gating vs off", "leakage share off"], wrows), ""]
+                  "acc. best fixed", "under (bypassed) / over", "bypasses", "gatings", "L2 energy vs off", "Ideal-Gating vs off", "leakage share off"], wrows), ""]
     if labels:
         png = bars(os.path.join(out, "loscache_energy.png"), "L2 energy, % of LoSCache off (GTO)", labels,
                    {"LoSCache": er, "Ideal-Gating": ir}, "% of baseline", ref=36, ref_label="paper LoSCache: 36%")
@@ -350,15 +356,17 @@ def write(runs, out, missing=()):
         variants = [("adaptive (thr_width 2: at most +3)", on, "93%"), ("naive (thr_width 0)", naive, "54%")]
         if all(k in thr15 for k in keys):
             variants.append(("adaptive, thr_width 4: at most +15", thr15, "-"))
+        if all(k in nobyp for k in keys):
+            variants.append(("adaptive, no bypass (`loscache.bypass=false`)", nobyp, "-"))
         for name, src, paper in variants:
             ad, _, n = accuracy([src[k] for k in keys])
             nrow.append([name, len(keys), f"{pct(ad)} ({n:,} gens; paper {paper})", pct(pc_mode([src[k] for k in keys])),
-                         pct(under_share([src[k] for k in keys])),
+                         f"{pct(under_share([src[k] for k in keys]))} ({pct(under_share([src[k] for k in keys], True))})",
                          pct(mean([l2_total(src[k]) / l2_total(off[k]) for k in keys])),
                          pct(mean([src[k]["gpu_sim_cycle"] / off[k]["gpu_sim_cycle"] - 1 for k in keys]), 2, sign=True)])
         md += ["## Ablation: adaptive against naive prediction in separate runs (GTO)", "",
                table(["predictor", "workloads", "exact-count accuracy", "best fixed count per SM and PC",
-                      "under-predicted", "L2 energy vs off", "time"], nrow), "",
+                      "under-predicted (of them bypassed)", "L2 energy vs off", "time"], nrow), "",
                "The summary's naive column reads the same table entry without its threshold inside the adaptive run; "
                "here the naive predictor runs on its own, as the paper compares them. Best fixed count: the share of "
                "predicted generations whose access count is the most common one among the generations predicted by "
