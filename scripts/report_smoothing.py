@@ -118,17 +118,22 @@ def regime_section(by, wls):
           f"cycles, emergency steps and worst droop (to 1e-9 %; the last digits move with floating-point "
           f"summation order) as the stored one on {same} of {len(ctl)} workloads.", "",
           table(["group", "what", "worst droop (geomean)", "worst droop (largest rise)", "emergency steps removed",
-                 "cycles", "predictor fires (of its clocked cycles)"],
+                 "cycles", "local predictor fires (of its clocked cycles) / global triggers"],
                 [row + [fires(by, keys, row[0].strip("`"))]
                  for row in summary_rows(by, keys, REGIME_GROUPS, "plain", REGIME)]), ""]
     return md
 
 
-REGIME_GROUPS = GROUPS[:3] + [("both_thr_half", "local + global, the local thresholds halved (52 / 83 / 85)")]
+REGIME_GROUPS = GROUPS[:3] + [("both_thr_half", "local + global, the local thresholds halved (52 / 83 / 85)"),
+                              ("global_thr4", "global, triggered by more than 4 rising SMs instead of 9"),
+                              ("global_d350", "global, each later riser held 350 cycles instead of 50")]
 
 
 def fires(by, wls, name):
-    """Share of the droop units' clocked cycles on which the local predictor fired, over the workloads."""
-    d = [by[(name, w)].get("sm_total", {}).get("droop") for w in wls if (name, w) in by]
-    d = [x for x in d if x]
-    return f"{sum(x['predictions'] for x in d) / max(1, sum(x['block_cycles'] for x in d)) * 100:.2f}%" if d else "-"
+    """Share of the droop units' clocked cycles on which the local predictor fired, and the global smoother's
+    triggers, over the workloads."""
+    runs = [by[(name, w)] for w in wls if (name, w) in by]
+    d = [x for x in (r.get("sm_total", {}).get("droop") for r in runs) if x]
+    g = [x for x in (r.get("global_smoother") for r in runs) if x]
+    local = f"{sum(x['predictions'] for x in d) / max(1, sum(x['block_cycles'] for x in d)) * 100:.2f}%" if d else "-"
+    return f"{local} / {sum(x['triggers'] for x in g):,}" if g else f"{local} / -"
