@@ -386,6 +386,9 @@ def main():
     ap.add_argument("--learning-curve", action="store_true",
                     help="also the leave-one-workload-out error when each model trains on only 3, 6 or 9 of the "
                          "other workloads (5 random draws each; a few minutes)")
+    ap.add_argument("--ablation", action="append", default=[], metavar="LABEL=ROWS.json",
+                    help="the same predictors on other rows (e.g. another PDN's Vmin), tabled beside these in "
+                         "--markdown; repeatable")
     ap.add_argument("--no-clip", action="store_true",
                     help="let held-out counters outside the training rows' range through (default: clip to it)")
     a = ap.parse_args()
@@ -404,6 +407,24 @@ def main():
     doc, rows, names = load_rows(a.rows)
     res = analyse(doc, rows, names, a)
     print_tables(res)
+    ab_args = argparse.Namespace(**{**vars(a), "learning_curve": False})
+    res["ablations"] = {}
+    for spec in a.ablation:
+        label, sep, path = spec.partition("=")
+        if not sep or not label or not path:
+            fail(f"--ablation {spec}: want LABEL=ROWS.json")
+        adoc, arows, anames = load_rows(path)
+        r = analyse(adoc, arows, anames, ab_args)
+        res["ablations"][label] = {"rows_file": os.path.basename(path), "store": adoc.get("store"),
+                                   "rows": r["rows"], "workloads": r["workloads"],
+                                   "vmin_range": r["vmin_range"], "vcrit": adoc.get("vcrit"),
+                                   "campaign_time": adoc.get("campaign_time"),
+                                   "oracle_saving_pct": r["oracle"]["saving_pct"],
+                                   "models": {k: {h: e["rmse_pct"] for h, e in m.items()} for k, m in r["models"].items()},
+                                   "saving_pct": {k: {h: e["saving_pct"] for h, e in m.items()}
+                                                  for k, m in r["models"].items()}}
+        print(f"ablation {label}:")
+        print_tables(r)
     if a.json:
         json.dump(res, open(a.json, "w"), indent=1)
     if a.markdown:
@@ -493,6 +514,23 @@ def markdown(res, doc, a):
                + (" Neither falls steadily as workloads are added, so more workloads of the kind we have would "
                   "not by themselves bring the error to the thesis's 0.9% and 0.5%."
                   if p1 > 0.9 * p0 and max(mm) < 1.5 * min(mm) else "")]
+    for label, ab in res.get("ablations", {}).items():
+        t = ab.get("campaign_time") or {}
+        md += ["", f"### Ablation: {label}", "",
+               f"The same predictors on `{ab['rows_file']}` ({ab['rows']} rows of {ab['workloads']} workloads"
+               + (f" from the store `{ab['store']}`" if ab.get("store") else "")
+               + (f"; {t['runs']} runs, {t['wall_h']:.2f} h of run time, relgpu revision {t['revisions']}" if t else "")
+               + f"), vcrit refitted the same way. Vmin spans {ab['vmin_range'][0]:.3f}-{ab['vmin_range'][1]:.3f} "
+               f"Vnom there, {res['vmin_range'][0]:.3f}-{res['vmin_range'][1]:.3f} here. The oracle saves "
+               f"{ab['oracle_saving_pct']:.1f}% there, {res['oracle']['saving_pct']:.1f}% here (thesis, GTX 480: "
+               "15.8%).", "",
+               "| model | folds | RMSE %, as built | RMSE %, " + label + " | RMSE %, thesis | energy saving at +"
+               f"{res['margin'] * 100:.0f}%, as built | the same, {label} |", "|---|---|---:|---:|---:|---:|---:|"]
+        for kind, m in res["models"].items():
+            for how, e in m.items():
+                md.append(f"| {kind} | {'leave one workload out' if how == 'workload' else '5 random folds'} | "
+                          f"{e['rmse_pct']:.2f} | {ab['models'][kind][how]:.2f} | {THESIS[kind][0]} | "
+                          f"{e['saving_pct']:.1f}% | {ab['saving_pct'][kind][how]:.1f}% |")
     md += ["",
            "## Energy", "", "| policy | saving (ours) | thesis |", "|---|---:|---:|",
            f"| oracle: each kernel at its Vmin | {res['oracle']['saving_pct']:.1f}% | 15.8% (GTX 480), 21% (GTX 680) |",
@@ -505,8 +543,13 @@ def markdown(res, doc, a):
            "(V/Vnom)^2; un-core, DRAM and constant power stay (their own rails). A kernel predicted below its true "
            "Vmin fails, is detected and reruns at Vnom (the kernel checkpoint of Ch6, docs/results/resilience.md), "
            "paying both runs. The thesis measures board energy on real cards.", "",
-           "Differences, measured here: our droops are about twice the thesis's (docs/results/droop_training.md), so "
-           "the spread of Vmin between kernels is wider and the oracle's saving larger; the workloads are 14 "
+           "Differences, measured here: our droops are about twice the thesis's (docs/results/droop.md), so "
+           "the spread of Vmin between kernels is wider and the oracle's saving larger"
+           + "".join(f"; with {label} (the ablation above) Vmin spans {ab['vmin_range'][0]:.3f}-"
+                     f"{ab['vmin_range'][1]:.3f} and every model's random-fold error is "
+                     + ("lower" if all(ab["models"][k]["random"] < res["models"][k]["random"]["rmse_pct"]
+                                       for k in res["models"]) else "not always lower")
+                     for label, ab in res.get("ablations", {}).items()) + "; the workloads are 14 "
            "programs of a few kernels each, so leaving one workload out removes a kind of kernel the others do not "
            "show, which is why its errors exceed the random folds' (the per-workload table above: a workload whose "
            "counters lie outside the others' range, or whose Vmin the others' kernels do not span, is predicted "

@@ -9,7 +9,8 @@ pays their reruns (the guardband pricing bites); shuffled targets (a mutant pair
 Vmin) lose the fit; a workload far outside the others on one counter is predicted well only with
 held-out counters clipped to the training range (--no-clip is the mutant); the learning curve trains
 on only k workloads (with k = all it is leave-one-workload-out, and with workloads in disjoint IPC
-bins 3 of them predict worse); a row without "vmin" is an error naming the row. Exit 0 on success.
+bins 3 of them predict worse); --ablation tables other rows' errors as they are on their own; a row
+without "vmin" is an error naming the row. Exit 0 on success.
 """
 import json
 import os
@@ -108,6 +109,19 @@ def main():
         fails.append(f"learning curve with every other workload != leave-one-workload-out: {lc}, {rl.stderr}")
     elif not min(lc["3"]) > 2 * lc["11"][0]:
         fails.append(f"learning curve: pwl with 3 training workloads {lc['3']}% not above 2x all 11 {lc['11']}%")
+    # --ablation: other rows through the same predictors. The shuffled rows, tabled beside these,
+    # give the shuffled run's own errors; a spec without LABEL= is an error.
+    with tempfile.TemporaryDirectory() as tmp:
+        sp = os.path.join(tmp, "shuffled.json")
+        json.dump(synthetic(7, shuffle=True), open(sp, "w"))
+        ra, resa = run(doc, "--ablation", f"shuffled={sp}")
+        rx, _ = run(doc, "--ablation", sp)
+    ab = resa["ablations"]["shuffled"]["models"]["pwl"]["random"] if resa else None
+    if ab is None or abs(ab - ress["models"]["pwl"]["random"]["rmse_pct"]) > 1e-9:
+        fails.append(f"--ablation: pwl RMSE {ab} on the shuffled rows, {ress['models']['pwl']['random']['rmse_pct']} "
+                     f"run on their own ({ra.stderr.strip()})")
+    if rx.returncode != 2 or "LABEL=ROWS.json" not in rx.stderr:
+        fails.append(f"--ablation without a label: exit {rx.returncode}, {rx.stderr.strip()}")
     bad = synthetic(7)
     del bad["rows"][5]["vmin"]
     rb, _ = run(bad)
