@@ -268,6 +268,10 @@ def write(runs, out, missing=()):
            "line generations (pooled). Traffic: count-query bytes over all other interconnect bytes (pooled).", ""]
 
     pcs = global_pcs()
+    small_on = {r["workload"]: r for r in runs if r["_name"].startswith("ls_small/") and cfg(r, "loscache.enable")}
+
+    def small_icnt(w):  # the same workload's interconnect overhead at its small size (ls_small), or n/a
+        return pct(small_on[w]["loscache"].get("icnt_traffic_increase", 0), 2, sign=True) if w in small_on else "n/a"
     crow = []
     for (w, s, size), b in sorted(off.items()):
         if s != "gto":
@@ -281,7 +285,7 @@ def write(runs, out, missing=()):
                      " / ".join(pct(rr.get(x), 0) for x in ("zero", "once", "more")),
                      f"{pct(1 - l['inter_cta_fraction'], 0)} / {pct(l['inter_cta_fraction'], 0)}" if "inter_cta_fraction" in l else "n/a",
                      pcs.get(w, "n/a"), pcs_seen_max(a) if a else "n/a", f"{valid_entries(a):.1f}" if a and valid_entries(a) is not None else "n/a",
-                     pct(a["loscache"].get("icnt_traffic_increase", 0), 2, sign=True) if a else "n/a"])
+                     pct(a["loscache"].get("icnt_traffic_increase", 0), 2, sign=True) if a else "n/a", small_icnt(w)])
     if crow:
         deads = [off[k]["l2_life"]["dead_fraction"] for k in off if k[1] == "gto" and "l2_life" in off[k]]
         lifes = [off[k]["l2_life"] for k in off if k[1] == "gto" and "l2_life" in off[k]]
@@ -294,12 +298,15 @@ def write(runs, out, missing=()):
                      f"max {max(pcs.get(k[0], 0) for k in off)}",
                      f"max {max(pcs_seen_max(a) for a in ons)}" if ons else "",
                      f"{mean([valid_entries(a) for a in ons]):.1f}" if ons else "",
-                     pct(traffic(ons), 2, sign=True) if ons else ""])
-        crow.append(["*paper* (26 apps)", "95.6%", "38% / 27% / 34%", "69% / 31%", "", "<= 21", "7", "+2%"])
+                     pct(traffic(ons), 2, sign=True) if ons else "",
+                     pct(traffic(list(small_on.values())), 2, sign=True) if small_on else "n/a"])
+        crow.append(["*paper* (26 apps)", "95.6%", "38% / 27% / 34%", "69% / 31%", "", "<= 21", "7", "+2%",
+                     "(its inputs)"])
         md += ["## Characterisation (LoSCache off, GTO)", "",
                table(["workload", "L2 dead time", "re-references 0 / 1 / 2+", "chunks intra / inter-CTA",
                       "global-memory PCs (static, max per kernel)", "predictor PCs in one phase (max)",
-                      "valid table entries (mean per active table)", "interconnect overhead"], crow), "",
+                      "valid table entries (mean per active table)", "interconnect overhead",
+                      "interconnect overhead, small size"], crow), "",
                "Dead time: line-cycles outside any generation's first-to-last access, over all line-cycles (the "
                "paper's sum DeadTime / (ExecTime x lines)). Re-references: generations by accesses after the first. "
                "Chunks: 128-B lines touched by one CTA or by several (launch-wide CTA ids). PCs: static count of "
@@ -307,7 +314,8 @@ def write(runs, out, missing=()):
                "CTA issued in one prediction phase (LoSCache-on run, `loscache.sm.pcs_seen`), the paper's Fig. 7.11 "
                "measure, counted past a full table. Valid entries: count queries (one per valid entry at the end of the "
                "phase) per active table (an SM and launch whose predictor issued a global memory instruction in the "
-               "phase). Interconnect overhead: count-query bytes over all other interconnect bytes.", ""]
+               "phase). Interconnect overhead: count-query bytes over all other interconnect bytes; at the small size "
+               "from the `ls_small` runs (pooled in the mean row).", ""]
 
     wrows, er, ir, labels = [], [], [], []
     for (w, s, size) in sorted(on):
