@@ -118,8 +118,10 @@ def regime_section(by, wls):
           f"cycles, emergency steps and worst droop (to 1e-9 %; the last digits move with floating-point "
           f"summation order) as the stored one on {same} of {len(ctl)} workloads.", "",
           table(["group", "what", "worst droop (geomean)", "worst droop (largest rise)", "emergency steps removed",
-                 "cycles", "local predictor fires (of its clocked cycles) / global triggers"],
-                [row + [fires(by, keys, row[0].strip("`"))]
+                 "cycles", "largest first-order part (geomean)", "largest second-order part (geomean)",
+                 "local predictor fires (of its clocked cycles) / global triggers"],
+                [row + [parts(by, keys, row[0].strip("`"), k) for k in ("max_first_order_pct", "max_second_order_pct")]
+                 + [fires(by, keys, row[0].strip("`"))]
                  for row in summary_rows(by, keys, REGIME_GROUPS, "plain", REGIME)]), ""]
     return md
 
@@ -127,6 +129,13 @@ def regime_section(by, wls):
 REGIME_GROUPS = GROUPS[:3] + [("both_thr_half", "local + global, the local thresholds halved (52 / 83 / 85)"),
                               ("global_thr4", "global, triggered by more than 4 rising SMs instead of 9"),
                               ("global_d350", "global, each later riser held 350 cycles instead of 50")]
+
+
+def parts(by, wls, name, key):
+    """Geomean change of a pdn stat (the largest first- or second-order part) against the regime's plain runs."""
+    r = [by[(name, w)]["pdn"][key] / by[("plain" + REGIME, w)]["pdn"][key] for w in wls
+         if (name, w) in by and by[("plain" + REGIME, w)]["pdn"].get(key)]
+    return f"{(geo(r) - 1) * 100:+.1f}%" if r else "-"
 
 
 def fires(by, wls, name):
