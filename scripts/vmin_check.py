@@ -9,7 +9,8 @@ pays their reruns (the guardband pricing bites); shuffled targets (a mutant pair
 Vmin) lose the fit; a workload far outside the others on one counter is predicted well only with
 held-out counters clipped to the training range (--no-clip is the mutant); the learning curve trains
 on only k workloads (with k = all it is leave-one-workload-out, and with workloads in disjoint IPC
-bins 3 of them predict worse); --ablation tables other rows' errors as they are on their own; a row
+bins 3 of them predict worse); --ablation tables other rows' errors as they are on their own; power tracking correlates the IR
+drop with power; a row
 without "vmin" is an error naming the row. Exit 0 on success.
 """
 import json
@@ -122,6 +123,18 @@ def main():
                      f"run on their own ({ra.stderr.strip()})")
     if rx.returncode != 2 or "LABEL=ROWS.json" not in rx.stderr:
         fails.append(f"--ablation without a label: exit {rx.returncode}, {rx.stderr.strip()}")
+    # Power tracking: an IR drop proportional to the power correlates 1 with it; rows without
+    # an IR drop leave it out.
+    pt = synthetic(7)
+    for x in pt["rows"]:
+        x["features"]["avg_w"] = 50 + 100 * x["features"]["noise_a"]
+        x["ir_drop"] = x["features"]["avg_w"] / 2000
+        x["droop"] = x["ir_drop"] + 0.01 * x["features"]["noise_b"]
+    rp, resp = run(pt)
+    p = resp["power_tracking"] if resp else None
+    if not p or abs(p["r_ir"] - 1) > 1e-9 or not abs(p["r_dynamic"]) < 0.5 or res.get("power_tracking") is not None:
+        fails.append(f"power tracking: {p} with the IR drop proportional to power; {res.get('power_tracking')} "
+                     f"without an IR drop ({rp.stderr.strip()})")
     bad = synthetic(7)
     del bad["rows"][5]["vmin"]
     rb, _ = run(bad)
