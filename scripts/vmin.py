@@ -424,16 +424,18 @@ def main():
         ap.error("ROWS.json or --rows-from-store")
     if not 0 <= a.margin < 1 or a.ipc_max <= 0:
         fail("--margin must be in [0, 1) and --ipc-max > 0")
+    ablations = []
+    for spec in a.ablation:  # checked and read before the long analysis
+        label, sep, path = spec.partition("=")
+        if not sep or not label or not path:
+            fail(f"--ablation {spec}: want LABEL=ROWS.json")
+        ablations.append((label, path, load_rows(path)))
     doc, rows, names = load_rows(a.rows)
     res = analyse(doc, rows, names, a)
     print_tables(res)
     ab_args = argparse.Namespace(**{**vars(a), "learning_curve": False})
     res["ablations"] = {}
-    for spec in a.ablation:
-        label, sep, path = spec.partition("=")
-        if not sep or not label or not path:
-            fail(f"--ablation {spec}: want LABEL=ROWS.json")
-        adoc, arows, anames = load_rows(path)
+    for label, path, (adoc, arows, anames) in ablations:
         r = analyse(adoc, arows, anames, ab_args)
         res["ablations"][label] = {"rows_file": os.path.basename(path), "store": adoc.get("store"),
                                    "rows": r["rows"], "workloads": r["workloads"],
