@@ -34,30 +34,18 @@ def global_pcs():
     return out
 
 
+def gen_share(runs, key):
+    """Stat `key` of loscache.l2 over the predicted generations, pooled over runs; None if none are
+    predicted or a run lacks the stat (a store made before it)."""
+    n = sum(r["loscache"]["l2"]["generations_predicted"] for r in runs)
+    if not n or any(key not in r["loscache"]["l2"] for r in runs):
+        return None
+    return sum(r["loscache"]["l2"][key] for r in runs) / n
+
+
 def accuracy(runs):
     n = sum(r["loscache"]["l2"]["generations_predicted"] for r in runs)
-    if not n:
-        return None, None, 0
-    return (sum(r["loscache"]["l2"]["exact_adaptive"] for r in runs) / n,
-            sum(r["loscache"]["l2"]["exact_naive"] for r in runs) / n, n)
-
-
-def pc_mode(runs):
-    """Exact share of the best fixed count per (SM, PC) predictor (stat exact_pc_mode), or None."""
-    n = sum(r["loscache"]["l2"]["generations_predicted"] for r in runs)
-    if not n or any("exact_pc_mode" not in r["loscache"]["l2"] for r in runs):
-        return None
-    return sum(r["loscache"]["l2"]["exact_pc_mode"] for r in runs) / n
-
-
-def under_share(runs, bypassed=False):
-    """Share of predicted generations with more accesses than their adaptive prediction (bypassed: those
-    of them a bypass served, which no tag reports), or None."""
-    n = sum(r["loscache"]["l2"]["generations_predicted"] for r in runs)
-    k = "under_predicted_bypassed" if bypassed else "under_predicted"
-    if not n or any(k not in r["loscache"]["l2"] for r in runs):
-        return None
-    return sum(r["loscache"]["l2"][k] for r in runs) / n
+    return gen_share(runs, "exact_adaptive"), gen_share(runs, "exact_naive"), n
 
 
 def coverage(runs):
@@ -252,7 +240,7 @@ def write(runs, out, missing=()):
                      f"{pct(e_ratio)} (pooled {pct(e_pool)}; paper {pct(PAPER['l2_by_sched'][s], 0)})",
                      f"{pct(ideal)} (paper {pct(PAPER['l2_by_sched'][s] - PAPER['ideal_below'], 0)})",
                      pct(coverage([on[k] for k in keys])),
-                     f"{pct(ad)} / {pct(nv)} / {pct(pc_mode([on[k] for k in keys]))} ({n:,} gens; paper 93% / 54% / -)",
+                     f"{pct(ad)} / {pct(nv)} / {pct(gen_share([on[k] for k in keys], 'exact_pc_mode'))} ({n:,} gens; paper 93% / 54% / -)",
                      f"{pct(traffic([on[k] for k in keys]), 2, sign=True)} (paper +2%)",
                      f"{pct(time, 2, sign=True)} (paper +0.5%)", f"{active}/{len(keys)}"])
     md += ["## Summary by scheduler", "",
@@ -368,8 +356,9 @@ def write(runs, out, missing=()):
             variants.append(("adaptive, no bypass (`loscache.bypass=false`)", nobyp, "-"))
         for name, src, paper in variants:
             ad, _, n = accuracy([src[k] for k in keys])
-            nrow.append([name, len(keys), f"{pct(ad)} ({n:,} gens; paper {paper})", pct(pc_mode([src[k] for k in keys])),
-                         f"{pct(under_share([src[k] for k in keys]))} ({pct(under_share([src[k] for k in keys], True))})",
+            nrow.append([name, len(keys), f"{pct(ad)} ({n:,} gens; paper {paper})", pct(gen_share([src[k] for k in keys], "exact_pc_mode")),
+                         f"{pct(gen_share([src[k] for k in keys], 'under_predicted'))} "
+                         f"({pct(gen_share([src[k] for k in keys], 'under_predicted_bypassed'))})",
                          pct(mean([l2_total(src[k]) / l2_total(off[k]) for k in keys])),
                          pct(mean([src[k]["gpu_sim_cycle"] / off[k]["gpu_sim_cycle"] - 1 for k in keys]), 2, sign=True)])
         md += ["## Ablation: adaptive against naive prediction in separate runs (GTO)", "",
@@ -395,8 +384,8 @@ def write(runs, out, missing=()):
             ad, _, n = accuracy([src[k] for k in keys])
             rs = [src[k] for k in keys]
             prow.append([name, len(keys), f"{mean([valid_entries(src[k]) for k in keys]):.1f}",
-                         pct(coverage(rs)), f"{pct(ad)} ({n:,} gens)", pct(pc_mode(rs)),
-                         pct(under_share(rs)),
+                         pct(coverage(rs)), f"{pct(ad)} ({n:,} gens)", pct(gen_share(rs, "exact_pc_mode")),
+                         pct(gen_share(rs, "under_predicted")),
                          pct(mean([l2_total(src[k]) / l2_total(off[k]) for k in keys])),
                          pct(mean([src[k]["gpu_sim_cycle"] / off[k]["gpu_sim_cycle"] - 1 for k in keys]), 2, sign=True),
                          " / ".join(pct(mean([sum(powered_share(src[k], p) or 0 for p in ps) for k in keys]))

@@ -364,31 +364,27 @@ def latency_section(by, wls):
           "", table(["SM", "workloads", "baseline IPC vs as built", "IPC, VL-SB + RF-BRO", "IPC, PV-opt (+ FWAS)",
                      "IPC, 70% VL-RF", "IPC, every sub-bank slow"], rows), ""]
     b = {k[0]: r for k, r in by.get("base_oc_min", {}).items()}
-    x = {k[0]: r for k, r in by.get("vlsb_bro_oc_min", {}).items()}
-    keys = [w for w in wls if w in b and w in x and w in ctl and rel_ctl(by, w)]
+    as_built, few = lat_rel(by, "vlsb_bro", "ctl"), lat_rel(by, "vlsb_bro", "oc_min")
+    keys = [w for w in wls if w in few and w in as_built and w in ctl]
     if keys:
-        rows = [[w, f"{rel_ctl(by, w):.3f}", f"{b[w]['gpu_sim_cycle'] / cycles(x[w]):.3f}",
-                 f"{ctl[w]['gpu_sim_cycle'] / b[w]['gpu_sim_cycle']:.3f}"] for w in keys]
+        rows = [[w, f"{as_built[w]:.3f}", f"{few[w]:.3f}", f"{ctl[w]['gpu_sim_cycle'] / b[w]['gpu_sim_cycle']:.3f}"]
+                for w in keys]
         md += ["Per workload, VL-SB + RF-BRO as built and with one collector of each kind:", "",
                table(["workload", "IPC, as built", "IPC, one collector each", "baseline IPC, one collector vs as built"],
                      rows), ""]
     return md
 
 
-def lat_ipc(by, wls, name, v):
-    """Mean IPC of run name_v against base_v in the latency campaign, or None."""
+def lat_rel(by, name, v):
+    """Per workload, the IPC of run name_v against base_v in the latency campaign."""
     b = {k[0]: r for k, r in by.get("base_" + v, {}).items()}
-    x = {k[0]: r for k, r in by.get(f"{name}_{v}", {}).items()}
-    keys = [w for w in wls if w in b and w in x]
-    return mean([b[w]["gpu_sim_cycle"] / cycles(x[w]) for w in keys]) if keys else None
+    return {k[0]: b[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get(f"{name}_{v}", {}).items() if k[0] in b}
 
 
-def rel_ctl(by, w):
-    """IPC of VL-SB + RF-BRO against no BOT in the latency campaign's control pair."""
-    b, x = by.get("base_ctl", {}), by.get("vlsb_bro_ctl", {})
-    rb = next((r for k, r in b.items() if k[0] == w), None)
-    rx = next((r for k, r in x.items() if k[0] == w), None)
-    return rb["gpu_sim_cycle"] / cycles(rx) if rb and rx else None
+def lat_ipc(by, wls, name, v):
+    """Mean over the workloads of lat_rel, or None."""
+    r = lat_rel(by, name, v)
+    return mean([r[w] for w in wls if w in r]) if any(w in r for w in wls) else None
 
 
 def compaction_section(by, wls):
