@@ -364,12 +364,12 @@ void Core::send() {
     return;
   }
   busy_ = true;
-  bool data = outq_.front()->ext.kind != mem::Kind::query;
-  bool predictor = los_ && data && los_->is_predictor(warps_[reqs_[uint32_t(outq_.front()->ext.id)].ws].cta_slot);
+  const bool data = outq_.front()->ext.kind != mem::Kind::query;
+  const uint32_t req = uint32_t(outq_.front()->ext.id);
   if (port_.send(outq_.front())) {
     outq_.pop_front();
     ++act_.mem_requests;
-    if (los_ && data) los_->l2_request_sent(predictor);
+    if (los_ && data) los_->l2_request_sent(los_->is_predictor(warps_[reqs_[req].ws].cta_slot));
   }
 }
 
