@@ -6,6 +6,8 @@
 #   RELGPU_EXTRA_PACKAGES  more Debian packages it needs (space separated)
 #   RELGPU_CMAKE_ARGS      more arguments for the first configure (an array)
 #   RELGPU_TARGETS         targets to build (space separated; default all)
+#   RELGPU_PREBUILT=1      install and build nothing: use the binaries already in
+#                          RELGPU_BUILD (e.g. copied to a machine with no packages)
 set -euo pipefail
 RELGPU_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RELGPU_BUILD=${RELGPU_BUILD:-$RELGPU_ROOT/build}
@@ -44,5 +46,10 @@ relgpu_build() {
   cmake --build "$RELGPU_BUILD" -j "$RELGPU_JOBS" ${targets[@]+"${targets[@]}"} >/dev/null
 }
 
-relgpu_install_missing
-relgpu_build
+if [ "${RELGPU_PREBUILT:-}" = 1 ]; then
+  [ -x "$RELGPU_BUILD/bin/relgpu" ] ||
+    { echo "relgpu: RELGPU_PREBUILT=1 but $RELGPU_BUILD/bin/relgpu is missing; build it first (scripts/demo)" >&2; exit 2; }
+else
+  relgpu_install_missing
+  relgpu_build
+fi
