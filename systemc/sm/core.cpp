@@ -142,6 +142,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     // GR-Guard may keep moved entries in rows no warp owns; gating would lose them.
     if (cfg.get(kRfPowerGating)) throw InputError("rf.power_gating and grguard.enable cannot be combined");
     gr_ = std::make_unique<GrGuard>(*this, cfg);
+    rf_hook_ = gr_.get();
   }
 }
 
@@ -172,7 +173,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   st_.rf_conflicts.assign(rf_.banks(), 0);
   st_.rf_write_conflicts.assign(rf_.banks(), 0);
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
-  if (gr_) gr_->begin_launch();
+  if (rf_hook_) rf_hook_->begin_launch();
   if (dead_) dead_->begin_launch();
   if (bot_) {
     bot_->plan_launch(ctx_, regs_);  // hybrid banks

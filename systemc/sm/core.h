@@ -191,6 +191,34 @@ class Core final : public SmCore {
   void hold_issue_until(uint64_t cycle);
   // ---- end voltage smoothing ----
 
+  // ---- The register-file path (sm/rf_path.h): what the mechanism in it
+  // (GR-Guard's patching unit) reads and may do, and nothing else ----
+  uint64_t now() const { return now_; }
+  unsigned id() const { return id_; }
+  // Operand collectors of a pool (0 sp, 1 sfu, 2 mem): the instruction each holds, or null.
+  const std::vector<Inst*>& collectors(unsigned pool) const { return oc_[pool]; }
+  static int pool_of(const StaticOp& op) { return op.unit == Unit::sfu ? 1 : op.unit == Unit::mem ? 2 : 0; }
+  unsigned rows_per_warp() const { return rows_per_warp_; }
+  unsigned l1_hit_cycles() const { return l1_hit_; }
+  const Inst* ldst_head() const { return ldq_.empty() ? nullptr : ldq_.front(); }  // the LD/ST unit's front
+  // One access of RF bank `bank`, in the stats and in this cycle's Activity.
+  void count_rf_access(bool write, unsigned bank) {
+    ++(write ? st_.rf_writes : st_.rf_reads)[bank];
+    ++(write ? act_.rf_writes : act_.rf_reads)[bank];
+  }
+  void count_rf_write_conflict(unsigned bank) { ++st_.rf_write_conflicts[bank]; }
+  // The writeback stage, for a hook that runs it: the results waiting (ready
+  // or not), each bank group's write port of this cycle (1 = taken), and
+  // retire() once a result is written.
+  std::vector<Inst*>& writeback_queue() { return wb_; }
+  std::vector<uint8_t>& write_ports() { return group_write_; }
+  void retire(Inst* in) { complete(in); }
+  // Results write back oldest ready first (ready cycle, then issue order).
+  static bool writeback_order(const Inst* a, const Inst* b) {
+    return a->ready != b->ready ? a->ready < b->ready : a->seq < b->seq;
+  }
+  // ---- end register-file path ----
+
  private:
   struct Req { enum K : uint8_t { free, load, bypass, store, atomic, query, ifetch, cfetch } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
   struct FuState { uint64_t next_free = 0; };
@@ -198,10 +226,6 @@ class Core final : public SmCore {
   // stages (core_pipe.cpp, core_ldst.cpp)
   void responses();
   void writeback();
-  // Results write back oldest ready first (ready cycle, then issue order).
-  static bool writeback_order(const Inst* a, const Inst* b) {
-    return a->ready != b->ready ? a->ready < b->ready : a->seq < b->seq;
-  }
   void ldst();
   void dispatch();
   void operand_read();
@@ -214,7 +238,6 @@ class Core final : public SmCore {
   void send();
   Stall check(unsigned ws, const StaticOp*& op);
   Stall check_now(unsigned ws, const StaticOp*& op);
-  static int pool_of(const StaticOp& op) { return op.unit == Unit::sfu ? 1 : op.unit == Unit::mem ? 2 : 0; }
   void issue_warp(unsigned ws, const StaticOp* op);
   void complete(Inst* in);
   void finish_mem(Inst* in);
@@ -313,8 +336,8 @@ class Core final : public SmCore {
   uint64_t scratch_[func::kWarpSize];
 
   // ---- GR-Guard and RF energy (sm/grguard.h, power/rf_energy.h) ----
-  friend class GrGuard;
   std::unique_ptr<GrGuard> gr_;        // null when grguard.enable is false
+  RfPathHook* rf_hook_ = nullptr;      // gr_ through its hook points (sm/rf_path.h)
   std::unique_ptr<power::RfEnergyModel> rf_energy_;
   // ---- end GR-Guard ----
 

@@ -456,7 +456,7 @@ void Core::operand_read() {
   if (bot_) return bot_operand_read();  // the grants were made through the BOT
   if (oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_) return;
   std::fill(group_read_.begin(), group_read_.end(), 0);
-  if (gr_) gr_->claim_read_ports(group_read_);
+  if (rf_hook_) rf_hook_->claim_read_ports(group_read_);
   unsigned span = rf_.span();
   for (int k = 0; k < 3; ++k)
     for (Inst* in : oc_[k]) {
@@ -476,7 +476,7 @@ void Core::operand_read() {
           ++st_.rf_reads[g * span + b];
           ++act_.rf_reads[g * span + b];
         }
-        if (gr_) gr_->granted(in, i);
+        if (rf_hook_) rf_hook_->granted(in, i);
         if (!rf_observers_.empty()) rf_read_granted(in, i);
       }
       // Registers read twice by one instruction (same group) were counted as
@@ -491,7 +491,7 @@ void Core::dispatch() {
   for (int k = 0; k < 3; ++k)
     for (auto& slot : oc_[k]) {
       Inst* in = slot;
-      if (!in || in->reads_left || in->opnd_ready > now_ || (gr_ && gr_->holds(in))) continue;
+      if (!in || in->reads_left || in->opnd_ready > now_ || (rf_hook_ && rf_hook_->holds(in))) continue;
       WarpSlot& s = warps_[in->ws];
       if (in->seq != s.dispatch_seq) continue;
       const StaticOp& op = *in->op;
@@ -507,9 +507,9 @@ void Core::dispatch() {
           if (u.next_free <= now_) { fu = &u; break; }
         if (!fu) continue;
       }
-      if (gr_) gr_->dispatching(in);  // GR-Guard: operands as the collector read them
+      if (rf_hook_) rf_hook_->dispatching(in);  // GR-Guard: operands as the collector read them
       ex_->read_operands(*s.cta, *s.w, in->f);
-      if (gr_) regs_.set_latch(nullptr);
+      if (rf_hook_) regs_.set_latch(nullptr);  // the hook's operand latch served this one
       ex_->execute(*s.cta, *s.w, in->f);
       ++s.dispatch_seq;
       slot = nullptr;
@@ -529,7 +529,7 @@ void Core::dispatch() {
 // ---- writeback: one write per bank group per cycle, oldest result first --------
 
 void Core::writeback() {
-  if (gr_) return gr_->writeback();  // the patching unit sits in this stage
+  if (rf_hook_) return rf_hook_->writeback();  // the patching unit sits in this stage
   if (bot_) return bot_writeback();  // writes granted through the BOT
   if (wb_.empty()) return;
   std::fill(group_write_.begin(), group_write_.end(), 0);
@@ -596,7 +596,7 @@ void Core::complete(Inst* in) {
     cta.released.clear();
   }
   unsigned cs = s.cta_slot;
-  if (gr_ && w.done && !s.inflight) gr_->warp_exited(in->ws);  // GR-Guard: its registers are dead
+  if (rf_hook_ && w.done && !s.inflight) rf_hook_->warp_exited(in->ws);  // GR-Guard: its registers are dead
   if (!rf_observers_.empty() && w.done && !s.inflight) rf_warp_exited(in->ws);
   free_inst(in);
   if (w.done) cta_check(cs);

@@ -38,16 +38,16 @@ uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::ve
 }
 
 GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
-  RegisterFile& rf = c_.rf_;
+  RegisterFile& rf = c_.regfile();
   p_.banks = rf.banks();
   p_.rows = rf.entries();
   p_.group_banks = rf.span();
   const unsigned spill_ways = unsigned(cfg.get(kGrGuardSpillWays));
-  if (spill_ways > c_.l1_.ways())
+  if (spill_ways > c_.l1d().ways())
     throw InputError("grguard.spill_ways=" + std::to_string(spill_ways) + " is more than the L1D's " +
-                     std::to_string(c_.l1_.ways()) + " ways (l1d.ways)");
-  c_.l1_.set_spill_ways(spill_ways);
-  p_.l1_lines = c_.l1_.sets() * spill_ways;  // one line per set and reserved way
+                     std::to_string(c_.l1d().ways()) + " ways (l1d.ways)");
+  c_.l1d().set_spill_ways(spill_ways);
+  p_.l1_lines = c_.l1d().sets() * spill_ways;  // one line per set and reserved way
   p_.occupied_entries = cfg.get(kGrGuardOccupiedMove) == "entries";
   p_.per_group_select = cfg.get(kGrGuardSelections) == "per_group";
   reverse_rows_ = cfg.get(kGrGuardPatchOrder) == "unused_first";
@@ -56,7 +56,7 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   } catch (const InputError& e) {
     throw InputError("grguard.enable: rf.num_banks=" + std::to_string(p_.banks) + ", rf.entries_per_bank=" +
                      std::to_string(p_.rows) + ", rf.entry_bits=" + std::to_string(rf.entry_bits()) +
-                     " and l1d.sets=" + std::to_string(c_.l1_.sets()) + " x grguard.spill_ways=" +
+                     " and l1d.sets=" + std::to_string(c_.l1d().sets()) + " x grguard.spill_ways=" +
                      std::to_string(spill_ways) + " do not fit the patching unit: " + e.what());
   }
   span_ = rf.span();
@@ -71,8 +71,8 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   wr_.assign(groups_, Port{});
   place_.assign(p_.num_wrg(), Place{});
   held_.assign(p_.num_wrg(), 0);
-  for (unsigned k = 1; k < 3; ++k) oc_base_[k] = oc_base_[k - 1] + unsigned(c_.oc_[k - 1].size());
-  const size_t slots = size_t(oc_base_[2] + c_.oc_[2].size()) * kSlots;
+  for (unsigned k = 1; k < 3; ++k) oc_base_[k] = oc_base_[k - 1] + unsigned(c_.collectors(k - 1).size());
+  const size_t slots = size_t(oc_base_[2] + c_.collectors(2).size()) * kSlots;
   copies_.assign(slots * 32, 0);
   xreads_.assign(slots, XRead{});
   false_dead_ = uint64_t(cfg.get(kGrGuardDebugFalseDead));
@@ -83,12 +83,12 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   live_.assign(p_.num_wrg(), 0);
   doomed_.assign(p_.num_wrg(), 0);
   deathq_.assign(groups_, {});
-  pu_ = blocks::make<blocks::PatchingUnitBlock>(p_, blocks::Site{c_.id_, &cfg});
+  pu_ = blocks::make<blocks::PatchingUnitBlock>(p_, blocks::Site{c_.id(), &cfg});
   load_faulty_map();
-  c_.regs_.set_placement(this);
+  c_.regs().set_placement(this);
 }
 
-GrGuard::~GrGuard() { c_.regs_.set_placement(nullptr); }
+GrGuard::~GrGuard() { c_.regs().set_placement(nullptr); }
 
 // The post-fabrication test result at the chosen Vdd goes into the Faulty map
 // through the fm_* port, one WRG per cycle, when the SM is built (before the
@@ -126,7 +126,7 @@ void GrGuard::begin_launch() {
   claim_rd_ = claim_wr_ = 0;
   turn_ = 0;
   spill_on_ = false;
-  c_.l1_.reserve_last_way(false);
+  c_.l1d().reserve_last_way(false);
   st_ = Stats{};
 }
 
@@ -154,8 +154,8 @@ void GrGuard::granted(Inst* in, unsigned slot) {
     copy_entries(copy_of(in, x.slot), patch_words(x.tgt), x.mask);
     return;
   }
-  const unsigned g = in->read_group[slot], row = c_.regs_.row_of(in->ws, in->pbase + in->op->rd_phys[slot]);
-  std::memcpy(copy_of(in, slot), c_.rf_.wreg(g, row), 32 * sizeof(uint32_t));
+  const unsigned g = in->read_group[slot], row = c_.regs().row_of(in->ws, in->pbase + in->op->rd_phys[slot]);
+  std::memcpy(copy_of(in, slot), c_.regfile().wreg(g, row), 32 * sizeof(uint32_t));
   Port& p = rd_[g];
   p.in = in;
   p.slot = uint8_t(slot);
@@ -171,7 +171,7 @@ size_t GrGuard::slot_index(const Inst* in, unsigned slot) const {
 uint32_t* GrGuard::copy_of(const Inst* in, unsigned slot) { return copies_.data() + slot_index(in, slot) * 32; }
 GrGuard::XRead& GrGuard::xread(const Inst* in, unsigned slot) { return xreads_[slot_index(in, slot)]; }
 
-const uint32_t* GrGuard::patch_words(uint32_t tgt) const { return c_.rf_.wreg(tgt / p_.rows, urow(tgt % p_.rows)); }
+const uint32_t* GrGuard::patch_words(uint32_t tgt) const { return c_.regfile().wreg(tgt / p_.rows, urow(tgt % p_.rows)); }
 
 void GrGuard::copy_entries(uint32_t* dst, const uint32_t* src, uint32_t m) const {
   const unsigned wpe = 32 / span_;
@@ -194,10 +194,10 @@ void GrGuard::dispatching(const Inst* in) {
   latch_.phys = in->op->rd_phys.data();
   latch_.n = operand_slots(in);
   latch_.words = copy_of(in, 0);
-  c_.regs_.set_latch(&latch_);
+  c_.regs().set_latch(&latch_);
   for (uint32_t m = in->gr.deaths; m; m &= m - 1) {
     const unsigned slot = unsigned(__builtin_ctz(m));
-    const unsigned row = c_.regs_.row_of(in->ws, in->pbase + in->op->rd_phys[slot]);
+    const unsigned row = c_.regs().row_of(in->ws, in->pbase + in->op->rd_phys[slot]);
     queue_death(in->read_group[slot] * p_.rows + urow(row));
   }
 }
@@ -218,8 +218,8 @@ bool GrGuard::defer_death(const Port& p) const {
       if (xreads_[slot_index(j, unsigned(__builtin_ctz(m)))].slot == i) return true;
     return false;
   };
-  for (const auto& pool : c_.oc_)
-    for (const Inst* j : pool) {
+  for (unsigned k = 0; k < 3; ++k)
+    for (const Inst* j : c_.collectors(k)) {
       if (!j || j->ws != in->ws || j->seq >= in->seq) continue;
       for (unsigned i = 0; i < operand_slots(j); ++i)
         if (j->pbase + j->op->rd_phys[i] == reg && pending(j, i)) return true;
@@ -230,7 +230,7 @@ bool GrGuard::defer_death(const Port& p) const {
 Moved GrGuard::moved(unsigned g, unsigned row) const {
   const Place& pl = place_[size_t(g) * p_.rows + urow(row)];
   if (!pl.kind) return Moved{};
-  if (pl.kind == 3) return Moved{pl.mask, -1, -1, c_.l1_.spill_line(pl.tgt)};
+  if (pl.kind == 3) return Moved{pl.mask, -1, -1, c_.l1d().spill_line(pl.tgt)};
   return Moved{pl.mask, int32_t(pl.tgt / p_.rows), int32_t(urow(pl.tgt % p_.rows)), nullptr};
 }
 
@@ -253,7 +253,7 @@ void GrGuard::set_place(uint32_t w, Place pl) {
   place_[w] = pl;
 }
 
-bool GrGuard::holds(const Inst* in) const { return in->gr.spill_reads || in->gr.hold > c_.now_; }
+bool GrGuard::holds(const Inst* in) const { return in->gr.spill_reads || in->gr.hold > c_.now(); }
 
 // Death at warp exit (the paper is silent; its only death is a read with the
 // compiler dead bit, and a register whose last read is a third operand, or
@@ -274,9 +274,9 @@ bool GrGuard::holds(const Inst* in) const { return in->gr.spill_reads || in->gr.
 // every WRG anyway, and they never keep the SM busy.
 void GrGuard::warp_exited(unsigned ws) {
   if (!exit_deaths_) return;
-  const unsigned base = c_.regs_.row_base(ws);
+  const unsigned base = c_.regs().row_base(ws);
   for (unsigned g = 0; g < groups_; ++g)
-    for (unsigned r = base; r < base + c_.rows_per_warp_ && r < p_.rows; ++r) {
+    for (unsigned r = base; r < base + c_.rows_per_warp() && r < p_.rows; ++r) {
       const uint32_t row = urow(r), w = g * p_.rows + row;
       if (!live_[w] || doomed_[w]) continue;
       doomed_[w] = kExitDeath;
@@ -288,18 +288,13 @@ void GrGuard::warp_exited(unsigned ws) {
 // waits for a cycle in which the unit's front instruction has no line to
 // look up.
 bool GrGuard::l1_port_free() const {
-  if (c_.ldq_.empty()) return true;
-  const Inst* f = c_.ldq_.front();
-  return f->ldst_started && f->next_line >= f->nlines;
+  const Inst* f = c_.ldst_head();
+  return !f || (f->ldst_started && f->next_line >= f->nlines);
 }
 
 void GrGuard::count_patch(bool write, unsigned grp, uint32_t m) {
-  auto& per_bank = write ? c_.st_.rf_writes : c_.st_.rf_reads;
-  auto& act = write ? c_.act_.rf_writes : c_.act_.rf_reads;
   for (; m; m &= m - 1) {
-    unsigned b = grp * span_ + unsigned(__builtin_ctz(m));
-    ++per_bank[b];
-    ++act[b];
+    c_.count_rf_access(write, grp * span_ + unsigned(__builtin_ctz(m)));
     ++(write ? st_.patch_wr_entries : st_.patch_rd_entries);
   }
 }

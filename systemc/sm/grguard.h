@@ -60,6 +60,7 @@
 #include "common/config.h"
 #include "power/rf_energy.h"
 #include "sm/regfile.h"
+#include "sm/rf_path.h"
 
 namespace relgpu::ptx {
 struct Function;
@@ -156,19 +157,20 @@ uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::ve
 class Core;
 struct Inst;
 
-class GrGuard final : public Placement {
+class GrGuard final : public Placement, public RfPathHook {
  public:
   // Builds the unit from the RF geometry and loads its Faulty map.
   GrGuard(Core& core, const config::Config& cfg);
   ~GrGuard();
 
-  void begin_launch();                                // kernel_start_i; per-launch stats reset
-  void claim_read_ports(std::vector<uint8_t>& used);  // operand_read: kind-1 patch reads take their port
-  void granted(Inst* in, unsigned slot);              // operand_read: a read won its group port
-  bool holds(const Inst* in) const;                   // dispatch: operands not all in yet
-  void warp_exited(unsigned ws);                      // complete: exited, nothing in flight
-  void writeback();                                   // replaces Core::writeback's body
-  void dispatching(const Inst* in);                   // dispatch: operands from the collector's copy; deferred deaths
+  // RfPathHook (sm/rf_path.h): the SM's operand-read, dispatch and writeback stages call these.
+  void begin_launch() override;                                // kernel_start_i; per-launch stats reset
+  void claim_read_ports(std::vector<uint8_t>& used) override;  // kind-1 patch reads take their port
+  void granted(Inst* in, unsigned slot) override;
+  bool holds(const Inst* in) const override;
+  void warp_exited(unsigned ws) override;
+  void writeback() override;                                   // the writeback stage, with the unit in it
+  void dispatching(const Inst* in) override;                   // operands from the collector's copy; deferred deaths
   void add_activity(power::RfActivity& a) const;
   config::json stats() const;
 

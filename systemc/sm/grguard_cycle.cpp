@@ -31,17 +31,19 @@ uint16_t all_slots(const Inst* in) { return uint16_t((1u << in->nwrite) - 1); }
 // lost one-selection race) nothing changes: it is presented every cycle.
 void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
   Core& c = c_;
+  std::vector<Inst*>& wb = c.writeback_queue();
+  std::vector<uint8_t>& ports = c.write_ports();
   const unsigned span = span_;
   unsigned nstuck = 0;
-  for (const Inst* in : c.wb_)
-    if (in->ready <= c.now_ && in->gr.stuck) {
-      if (c.now_ - in->gr.stuck_since > stall_limit_) stop(in);
+  for (const Inst* in : wb)
+    if (in->ready <= c.now() && in->gr.stuck) {
+      if (c.now() - in->gr.stuck_since > stall_limit_) stop(in);
       ++nstuck;
     }
   const unsigned chosen = nstuck > 1 ? unsigned(turn_++ % nstuck) : 0;
   unsigned k_stuck = 0;
-  for (Inst* in : c.wb_) {
-    if (in->ready > c.now_) continue;
+  for (Inst* in : wb) {
+    if (in->ready > c.now()) continue;
     GrInst& s = in->gr;
     const uint16_t left = uint16_t(all_slots(in) & ~s.wr_done);
     if (s.stuck && left && k_stuck++ != chosen) {
@@ -51,12 +53,12 @@ void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
     if (!left) {
       for (unsigned k = 0; k < s.nx;) {
         unsigned g = s.xg[k];
-        if (c.group_write_[g]) {
+        if (ports[g]) {
           ++k;
           continue;
         }
-        c.group_write_[g] = 1;
-        for (unsigned b = 0; b < span; ++b) ++c.st_.rf_writes[g * span + b], ++c.act_.rf_writes[g * span + b];
+        ports[g] = 1;
+        for (unsigned b = 0; b < span; ++b) c.count_rf_access(true, g * span + b);
         st_.patch_wr_entries += span;  // the arbitrator grants the whole group
         s.xg[k] = s.xg[--s.nx];
       }
@@ -65,9 +67,9 @@ void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
     bool ok = true;
     for (uint16_t m = left; m; m &= m - 1) {
       unsigned g = in->write_group[__builtin_ctz(m)];
-      if (c.group_write_[g]) {
+      if (ports[g]) {
         ok = false;
-        for (unsigned b = 0; b < span; ++b) ++c.st_.rf_write_conflicts[g * span + b];
+        for (unsigned b = 0; b < span; ++b) c.count_rf_write_conflict(g * span + b);
         break;
       }
     }
@@ -77,8 +79,8 @@ void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
       // Two registers of one instruction in one group: one write port, so
       // the second goes next cycle (our choice; without GR-Guard both go).
       if (pin.wr_valid_i >> g & 1) continue;
-      c.group_write_[g] = 1;
-      uint32_t row = urow(c.regs_.row_of(in->ws, in->pbase + in->op->wr_phys[j]));
+      ports[g] = 1;
+      uint32_t row = urow(c.regs().row_of(in->ws, in->pbase + in->op->wr_phys[j]));
       uint8_t& doomed = doomed_[size_t(g) * p_.rows + row];
       if (doomed == kExitDeath) ++st_.exit_deaths_dropped;  // see warp_exited
       doomed = kLive;
@@ -92,9 +94,9 @@ void GrGuard::present_writes(blocks::PatchingUnitIn& pin) {
 
 // A write found no patch for grguard.stall_limit cycles: the run stops.
 void GrGuard::stop(const Inst* in) const {
-  throw InputError("GR-Guard on SM " + std::to_string(c_.id_) + ": a register write found no patch (no dead " +
+  throw InputError("GR-Guard on SM " + std::to_string(c_.id()) + ": a register write found no patch (no dead " +
                    "WRG good in its faulty entries, L1D spill way full) for " +
-                   std::to_string(c_.now_ - in->gr.stuck_since) + " cycles: this chip cannot run at rf.vdd=" +
+                   std::to_string(c_.now() - in->gr.stuck_since) + " cycles: this chip cannot run at rf.vdd=" +
                    std::to_string(vdd_) + " (rf.cell_failure_rate=" + std::to_string(rate_) +
                    ") with GR-Guard; raise rf.vdd or lower rf.cell_failure_rate (grguard.stall_limit=" +
                    std::to_string(stall_limit_) + "); " + census(in->gr.stuck_wrg));
@@ -150,7 +152,7 @@ void GrGuard::apply_reads(const blocks::PatchingUnitIn& pin, const blocks::Patch
     // The patch entries: kind 1 are read on the port claimed for this cycle
     // (nothing can write them before: the target's Patch bit is still set).
     if (k == 1) {
-      if (patch_latency_) in->gr.hold = std::max(in->gr.hold, c_.now_ + 1);
+      if (patch_latency_) in->gr.hold = std::max(in->gr.hold, c_.now() + 1);
       if (patch_port_) claim_rd_ |= uint64_t(1) << g;
       count_patch(false, g, m);
       copy_entries(copy_of(in, p.slot), patch_words(tgt), m);
@@ -163,7 +165,7 @@ void GrGuard::apply_reads(const blocks::PatchingUnitIn& pin, const blocks::Patch
         xread(in, n) = XRead{p.slot, m, tgt};
         ++in->nread;
       } else {  // no read slot left (never at PTX operand counts): a same-group delay instead
-        in->gr.hold = std::max(in->gr.hold, c_.now_ + 1);
+        in->gr.hold = std::max(in->gr.hold, c_.now() + 1);
         count_patch(false, tgt / p_.rows, m);
         copy_entries(copy_of(in, p.slot), patch_words(tgt), m);
       }
@@ -190,9 +192,9 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     if (out.wr_retry_o >> g & 1) {
       ++st_.retries;
       stalled = true;
-      if (!s.stuck) s.stuck = true, s.stuck_since = c.now_;
-      if (s.retried != c.now_) s.stuck_wrg = g * p_.rows + p.row;  // the lowest retried port: it blocks the others
-      s.retried = c.now_;
+      if (!s.stuck) s.stuck = true, s.stuck_since = c.now();
+      if (s.retried != c.now()) s.stuck_wrg = g * p_.rows + p.row;  // the lowest retried port: it blocks the others
+      s.retried = c.now();
       p = Port{};
       continue;
     }
@@ -202,7 +204,7 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     const unsigned k = field(out.wr_kind_o, g, 2);
     const uint32_t m = field(out.wr_mask_o, g, GB), tgt = field(out.wr_tgt_o, g, tgt_w_);
     count_access(true, k, m, w);
-    for (unsigned b = 0; b < span_; ++b) ++c.st_.rf_writes[g * span_ + b], ++c.act_.rf_writes[g * span_ + b];
+    for (unsigned b = 0; b < span_; ++b) c.count_rf_access(true, g * span_ + b);
     // A divergent write to a patched WRG keeps its patch; any other
     // redirected write got a new one from the selection.
     if (k && p.div && patched_[w]) ++st_.kept;
@@ -211,7 +213,7 @@ void GrGuard::apply_writes(const blocks::PatchingUnitOut& out) {
     live_[w] = 1;
     set_place(w, Place{uint8_t(k), m, tgt});
     if (k == 1) {
-      if (patch_latency_) s.wr_hold = std::max(s.wr_hold, c.now_ + 1);
+      if (patch_latency_) s.wr_hold = std::max(s.wr_hold, c.now() + 1);
       if (patch_port_) claim_wr_ |= uint64_t(1) << g;
       count_patch(true, g, m);
     } else if (k == 2) {
@@ -251,27 +253,29 @@ void GrGuard::present_deaths(blocks::PatchingUnitIn& pin) {
 void GrGuard::serve_spill() {
   if (spillq_.empty() || !l1_port_free()) return;
   Spill s = spillq_.front();
-  if (s.write && !c_.l1_.last_way_reserved()) return;
+  if (s.write && !c_.l1d().last_way_reserved()) return;
   spillq_.pop_front();
   ++st_.l1_spill;
-  const uint64_t done = c_.now_ + c_.l1_hit_;
+  const uint64_t done = c_.now() + c_.l1_hit_cycles();
   if (s.write) {
     --s.in->gr.spill_writes;
     s.in->gr.wr_hold = std::max(s.in->gr.wr_hold, done);
   } else {  // the line is read now (the value is stored at the write's completion)
     --s.in->gr.spill_reads;
     s.in->gr.hold = std::max(s.in->gr.hold, done);
-    copy_entries(copy_of(s.in, s.slot), c_.l1_.spill_line(s.line), s.mask);
+    copy_entries(copy_of(s.in, s.slot), c_.l1d().spill_line(s.line), s.mask);
   }
 }
 
 void GrGuard::writeback() {
   Core& c = c_;
-  const uint64_t now = c.now_;
-  std::fill(c.group_write_.begin(), c.group_write_.end(), 0);
-  for (uint64_t m = claim_wr_; m; m &= m - 1) c.group_write_[unsigned(__builtin_ctzll(m))] = 1;
+  std::vector<Inst*>& wb = c.writeback_queue();
+  std::vector<uint8_t>& ports = c.write_ports();
+  const uint64_t now = c.now();
+  std::fill(ports.begin(), ports.end(), 0);
+  for (uint64_t m = claim_wr_; m; m &= m - 1) ports[unsigned(__builtin_ctzll(m))] = 1;
   claim_wr_ = 0;
-  std::sort(c.wb_.begin(), c.wb_.end(), Core::writeback_order);
+  std::sort(wb.begin(), wb.end(), Core::writeback_order);
   blocks::PatchingUnitIn pin{};
   present_writes(pin);
   for (unsigned g = 0; g < groups_; ++g) {
@@ -289,23 +293,23 @@ void GrGuard::writeback() {
   if (spill_on_) st_.spill_way_cycles += now - last_now_;
   last_now_ = now;
   spill_on_ = out.spill_active_o;
-  if (out.spill_active_o != c.l1_.last_way_reserved()) c.l1_.reserve_last_way(out.spill_active_o);
+  if (out.spill_active_o != c.l1d().last_way_reserved()) c.l1d().reserve_last_way(out.spill_active_o);
   apply_reads(pin, out);
   apply_writes(out);
   serve_spill();
 
   size_t keep = 0;
-  for (size_t i = 0; i < c.wb_.size(); ++i) {
-    Inst* in = c.wb_[i];
+  for (size_t i = 0; i < wb.size(); ++i) {
+    Inst* in = wb[i];
     const GrInst& s = in->gr;
     bool done = in->ready <= now && s.wr_done == all_slots(in) && !s.nx && !s.spill_writes && s.wr_hold <= now;
     if (!done) {
-      c.wb_[keep++] = in;
+      wb[keep++] = in;
       continue;
     }
-    c.complete(in);
+    c.retire(in);
   }
-  c.wb_.resize(keep);
+  wb.resize(keep);
 }
 
 // Energy: the unit's lookup comes before the bank access (+0.0027 ns,
