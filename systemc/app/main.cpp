@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "app/args.h"
+#include "app/campaign.h"
 #include "blocks/instance.h"
 #include "common/error.h"
 
@@ -32,6 +33,7 @@ commands:
 
 options:
   -h, --help                this text; `relgpu <command> --help` for a command's options
+  --version                 relgpu's git revision (recorded with every campaign run) and SystemC's version
 
 exit status: 0 success, 1 output check failed, 2 bad input, 3 kernel error,
              5 RTL and C++ model differ (relgpu run --rtl-check)
@@ -45,6 +47,10 @@ static int dispatch(int argc, char** argv) {
   std::string cmd = argv[1];
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     std::cout << kUsage;
+    return 0;
+  }
+  if (cmd == "--version" || cmd == "version") {
+    std::cout << "relgpu " << campaign::revision() << "\nSystemC " << sc_core::sc_release() << "\n";
     return 0;
   }
   Args a(std::vector<std::string>(argv + 2, argv + argc), cmd);

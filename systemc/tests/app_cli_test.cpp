@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -45,6 +46,14 @@ TEST(Cli, HelpForEveryCommand) {
     EXPECT_EQ(o.rc, 0) << c;
     EXPECT_NE(o.text.find("usage"), std::string::npos) << c;
   }
+}
+
+// --version names the revision campaigns record (12 hex digits, -dirty for a
+// tree with uncommitted changes; unknown outside git) and SystemC's release.
+TEST(Cli, VersionNamesTheRevision) {
+  Out o = relgpu("--version");
+  EXPECT_EQ(o.rc, 0) << o.text;
+  EXPECT_TRUE(std::regex_search(o.text, std::regex("^relgpu ([0-9a-f]{12}|unknown)(-dirty)?\nSystemC 2\\.3"))) << o.text;
 }
 
 // relgpu rf-age: bad input is named, with exit 2, before any chip is built.
