@@ -105,6 +105,8 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
       pv = &bot_delay_->sm(id_);
     }
     bot_ = std::make_unique<BotUnit>(id_, cfg, rf_.banks(), max_warps_, pv);
+    bot_path_ = std::make_unique<BotPath>(*this, *bot_);
+    rf_hook_ = bot_path_.get();
     regs_.set_bank_map(bot_.get());
     if (const int64_t fast = cfg.get(kBotFbaRm)) {
       if (cfg.get(kBotPairing) != "rf_bro" || cfg.get(kBotRenaming))
@@ -331,7 +333,7 @@ void Core::cycle(uint64_t now) {
   rows_starting_.clear();
 
   responses();
-  if (bot_) bot_arbitrate();
+  if (rf_hook_) rf_hook_->arbitrate();
   writeback();
   ldst();
   dispatch();
@@ -349,7 +351,7 @@ void Core::cycle(uint64_t now) {
   }
   act_.oc_allocated = uint16_t(oc_total_ - oc_free_[0] - oc_free_[1] - oc_free_[2]);
   bool sending = !outq_.empty() && outq_.front()->not_before <= now + 1;
-  if (busy_ || sending || !ldq_.empty() || act_.oc_allocated || (bot_ && bot_->wants_cycle())) next_wake_ = now + 1;
+  if (busy_ || sending || !ldq_.empty() || act_.oc_allocated || (rf_hook_ && rf_hook_->wants_cycle())) next_wake_ = now + 1;
   st_.oc_busy += act_.oc_allocated;
   for (Inst* in : wb_) next_wake_ = std::min(next_wake_, std::max(in->ready, now + 1));
   publish(0);

@@ -32,6 +32,7 @@
 #include "reliability/chip.h"
 #include "reliability/rf_delay.h"
 #include "sm/argo.h"
+#include "sm/bot_path.h"
 #include "sm/bot_unit.h"
 #include "sm/dead_time.h"
 #include "sm/droop_unit.h"
@@ -201,17 +202,33 @@ class Core final : public SmCore {
   unsigned rows_per_warp() const { return rows_per_warp_; }
   unsigned l1_hit_cycles() const { return l1_hit_; }
   const Inst* ldst_head() const { return ldq_.empty() ? nullptr : ldq_.front(); }  // the LD/ST unit's front
+  bool collecting() const { return oc_free_[0] + oc_free_[1] + oc_free_[2] != oc_total_; }  // a collector in use
+  unsigned cta_slot(unsigned ws) const { return warps_[ws].cta_slot; }
+  uint32_t warp_pbase(unsigned ws) const { return warps_[ws].pbase; }  // its frame's first physical register
+  // Row of the i-th banked register an instruction reads / writes (its
+  // group is read_group[i] / write_group[i]).
+  unsigned banked_row(const Inst* in, unsigned i, bool write) const;  // throws if there is none
   // One access of RF bank `bank`, in the stats and in this cycle's Activity.
   void count_rf_access(bool write, unsigned bank) {
     ++(write ? st_.rf_writes : st_.rf_reads)[bank];
     ++(write ? act_.rf_writes : act_.rf_reads)[bank];
   }
   void count_rf_write_conflict(unsigned bank) { ++st_.rf_write_conflicts[bank]; }
+  // A read that lost its port: banks [first, first + n) conflicted.
+  void count_rf_read_conflict(unsigned first, unsigned n) {
+    for (unsigned b = first; b < first + n; ++b) ++st_.rf_conflicts[b];
+    ++st_.rf_conflict_reads;
+    ++act_.rf_bank_conflicts;
+  }
+  void rf_read_done(const Inst* in, unsigned i) {  // a granted read, for the RF access observers
+    if (!rf_observers_.empty()) rf_read_granted(in, i);
+  }
   // The writeback stage, for a hook that runs it: the results waiting (ready
   // or not), each bank group's write port of this cycle (1 = taken), and
   // retire() once a result is written.
   std::vector<Inst*>& writeback_queue() { return wb_; }
   std::vector<uint8_t>& write_ports() { return group_write_; }
+  std::vector<uint8_t>& read_ports() { return group_read_; }
   void retire(Inst* in) { complete(in); }
   // Results write back oldest ready first (ready cycle, then issue order).
   static bool writeback_order(const Inst* a, const Inst* b) {
@@ -259,15 +276,12 @@ class Core final : public SmCore {
     Stall r = kIdle;
     unsigned ws = 0;
     const StaticOp* op = nullptr;
-    bool fwas = false;  // picked by FWAS (sm/core_bot.cpp)
+    bool fwas = false;  // picked by FWAS (fast_first_pick)
   };
   void select_issue();
   Stall select(Scheduler& s, Pick& p);
   void demote(Scheduler& s);
   void publish(uint64_t skipped);
-  // Row of the i-th banked register an instruction reads / writes (its
-  // group is read_group[i] / write_group[i]).
-  unsigned banked_row(const Inst* in, unsigned i, bool write) const;  // throws if there is none
   bool find_banked_row(const Inst* in, unsigned i, bool write, unsigned& row) const;
   void rf_read_granted(const Inst* in, unsigned i);  // tells the RF access observers
   void rf_warp_exited(unsigned ws);                  // the same, for each register of an exited warp
@@ -337,22 +351,18 @@ class Core final : public SmCore {
 
   // ---- GR-Guard and RF energy (sm/grguard.h, power/rf_energy.h) ----
   std::unique_ptr<GrGuard> gr_;        // null when grguard.enable is false
-  RfPathHook* rf_hook_ = nullptr;      // gr_ through its hook points (sm/rf_path.h)
+  RfPathHook* rf_hook_ = nullptr;      // gr_ or bot_path_ (sm/rf_path.h)
   std::unique_ptr<power::RfEnergyModel> rf_energy_;
   // ---- end GR-Guard ----
 
-  // ---- Bank organization (sm/bot_unit.h): the arbitration on vbs ----
+  // ---- Bank organization (sm/bot_unit.h; its arbitration on vbs: sm/bot_path.h) ----
   std::unique_ptr<BotUnit> bot_;       // null when bot.enable is false
+  std::unique_ptr<BotPath> bot_path_;  // the RF path hook over bot_
   std::shared_ptr<const reliability::RfDelay> bot_delay_;  // bot.slow_sbs=pv: this chip's RF delay
-  struct BotRead { Inst* in; uint8_t slot; uint8_t vb; unsigned grant; bool slow = false; };
-  std::vector<BotRead> bot_reads_;     // this cycle's granted reads
-  std::vector<std::pair<Inst*, unsigned>> bot_writes_;  // granted writes: first grant
-  void bot_arbitrate();                // core_bot.cpp: after responses()
-  void bot_writeback();
-  void bot_operand_read();
-  bool bot_fast(unsigned ws, const StaticOp& op) const;  // FWAS
-  bool bot_fwas_pick(Scheduler& sc, Pick& p);
   // ---- end bank organization ----
+  // FWAS's issue order: a ready instruction the RF path hook calls fast
+  // first, round-robin from the last issued warp (core_pipe.cpp).
+  bool fast_first_pick(Scheduler& sc, Pick& p);
 
   // ---- Voltage smoothing (sm/droop_unit.h, core_smoothing.cpp) ----
   std::vector<Pick> picks_;            // this cycle's picks, one per scheduler

@@ -255,7 +255,7 @@ Stall Core::select(Scheduler& sc, Pick& p) {
     for (size_t i = 0; !done && i < sc.order.size(); ++i)
       if (los_->is_predictor(warps_[sc.order[i]].cta_slot)) done = try_ws(sc.order[i]);
   // ---- end LoSCache ----
-  if (!done && bot_ && bot_->fwas()) done = p.fwas = bot_fwas_pick(sc, p);  // FWAS (sm/core_bot.cpp)
+  if (!done && rf_hook_ && rf_hook_->fast_first()) done = p.fwas = fast_first_pick(sc, p);  // FWAS
   if (!done) switch (policy_) {
     case Policy::gto:
       if (sc.last >= 0 && warps_[unsigned(sc.last)].w) done = try_ws(unsigned(sc.last));
@@ -322,7 +322,7 @@ void Core::issue() {
       const Pick& p = picks_[si];
       issue_warp(p.ws, p.op);
       sc.last = int(p.ws);
-      if (p.fwas) bot_->count_fast_issue();
+      if (p.fwas) rf_hook_->fast_issued();
       ++issued;
     } else if (r == kIssued) {
       r = held ? kHeld : kThrottled;
@@ -453,7 +453,7 @@ void Core::rf_warp_exited(unsigned ws) {
 // ---- operand collection: one read per bank group per cycle ----------------------
 
 void Core::operand_read() {
-  if (bot_) return bot_operand_read();  // the grants were made through the BOT
+  if (rf_hook_ && rf_hook_->operand_read()) return;  // the hook arbitrated (the BOT)
   if (oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_) return;
   std::fill(group_read_.begin(), group_read_.end(), 0);
   if (rf_hook_) rf_hook_->claim_read_ports(group_read_);
@@ -465,9 +465,7 @@ void Core::operand_read() {
         unsigned i = unsigned(__builtin_ctz(m));
         unsigned g = in->read_group[i];
         if (group_read_[g]) {
-          for (unsigned b = 0; b < span; ++b) ++st_.rf_conflicts[g * span + b];
-          ++st_.rf_conflict_reads;
-          ++act_.rf_bank_conflicts;
+          count_rf_read_conflict(g * span, span);
           continue;
         }
         group_read_[g] = 1;
@@ -529,8 +527,7 @@ void Core::dispatch() {
 // ---- writeback: one write per bank group per cycle, oldest result first --------
 
 void Core::writeback() {
-  if (rf_hook_) return rf_hook_->writeback();  // the patching unit sits in this stage
-  if (bot_) return bot_writeback();  // writes granted through the BOT
+  if (rf_hook_) return rf_hook_->writeback();  // GR-Guard's patching unit, or the BOT's grants
   if (wb_.empty()) return;
   std::fill(group_write_.begin(), group_write_.end(), 0);
   unsigned span = rf_.span();
@@ -600,6 +597,27 @@ void Core::complete(Inst* in) {
   if (!rf_observers_.empty() && w.done && !s.inflight) rf_warp_exited(in->ws);
   free_inst(in);
   if (w.done) cta_check(cs);
+}
+
+// FWAS: ready fast instructions first, round-robin among them from the last
+// issued warp, into p; false when none is ready (the policy then picks as
+// usual). issue() issues it and counts it.
+bool Core::fast_first_pick(Scheduler& sc, Pick& p) {
+  const size_t n = sc.order.size();
+  size_t start = 0;
+  if (sc.last >= 0) {
+    auto it = std::find(sc.order.begin(), sc.order.end(), unsigned(sc.last));
+    if (it != sc.order.end()) start = size_t(it - sc.order.begin()) + 1;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned ws = sc.order[(start + i) % n];
+    const StaticOp* op = nullptr;
+    if (check(ws, op) != kIssued || !op || !rf_hook_->fast(ws, *op)) continue;
+    p.ws = ws;
+    p.op = op;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace relgpu::sm
