@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""ctest rerun_store: scripts/rerun_store on a tiny store.
+
+Runs a three-run campaign (two small runs and one that fails) into a fresh store,
+checks that rerun_store reproduces all three, then that it catches a changed stat
+and a changed failure message (exit 1, naming them), and that bad input exits 2.
+"""
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOL = os.path.join(ROOT, "scripts", "rerun_store")
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True, cwd=ROOT)
+    return p.returncode, p.stdout + p.stderr
+
+
+def expect(cond, what, out=""):
+    if not cond:
+        print(f"FAIL: {what}\n{out}")
+        sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    b = ap.parse_args().bin
+    tmp = tempfile.mkdtemp(prefix="rerun_store_check.")
+    spec = os.path.join(tmp, "spec.json")
+    json.dump({"name": "tiny", "defaults": {"size": "small", "mode": "timing", "config": os.path.join(ROOT, "configs", "gtx480.json")},
+               "runs": [{"name": "ok", "sweep": {"workload": ["vecops", "matmul"]}},
+                        {"name": "broken", "workload": "vecops", "set": {"func.max_warp_insn": 1}}]},
+              open(spec, "w"))
+    store = os.path.join(tmp, "s.db")
+    p = subprocess.run([b, "campaign", "run", spec, "--store", store, "-j", "2"], cwd=ROOT,
+                       capture_output=True, text=True)
+    expect(p.returncode == 1, "the campaign has one failing run", p.stdout + p.stderr)
+    common = ["--bin", b, "-j", "2"]
+
+    rc, out = run(store, *common)
+    expect(rc == 0 and "3 of 3 runs reproduced" in out, "an unchanged store reproduces", out)
+    expect("failed again, same message" in out, "the failing run fails the same way", out)
+
+    db = sqlite3.connect(store)
+    stats = json.loads(db.execute("SELECT stats FROM runs WHERE name = 'ok/matmul'").fetchone()[0])
+    stats["gpu_sim_cycle"] += 1
+    db.execute("UPDATE runs SET stats = ? WHERE name = 'ok/matmul'", (json.dumps(stats),))
+    db.execute("UPDATE runs SET message = 'ERROR: exit status 3: relgpu: error: something else' "
+               "WHERE name = 'broken'")
+    db.commit()
+    rc, out = run(store, *common)
+    expect(rc == 1 and "1 of 3 runs reproduced, 2 did not" in out, "two tampered runs are caught", out)
+    expect("gpu_sim_cycle" in out and "another message" in out, "the differences are named", out)
+    rc, out = run(store, "--runs", "ok/vecops", *common)
+    expect(rc == 0 and "1 of 1 runs reproduced" in out, "--runs selects by name", out)
+
+    for args, what in (([os.path.join(tmp, "none.db")], "no such file"),
+                       ([spec], "not a campaign store"),
+                       ([store, "--runs", "nothing/%"], "no finished run matches"),
+                       ([store, "--campaign", "other"], "no campaign 'other'")):
+        rc, out = run(*args, *common)
+        expect(rc == 2 and what in out, f"bad input exits 2 naming it: {what}", out)
+    print("rerun_store: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
