@@ -2,7 +2,8 @@
 """ctest rerun_store: scripts/rerun_store on a tiny store.
 
 Runs a three-run campaign (two small runs and one that fails) into a fresh store,
-checks that rerun_store reproduces all three, then that it catches a changed stat
+checks that rerun_store reproduces all three (one with its paths from another checkout),
+then that it catches a changed stat
 and a changed failure message (exit 1, naming them), and that bad input exits 2.
 """
 import argparse
@@ -44,11 +45,14 @@ def main():
     expect(p.returncode == 1, "the campaign has one failing run", p.stdout + p.stderr)
     common = ["--bin", b, "-j", "2"]
 
+    db = sqlite3.connect(store)
+    # A store made in another checkout: its absolute config path does not exist here.
+    db.execute("UPDATE runs SET args = replace(args, ?, '/another/checkout') WHERE name = 'ok/vecops'", (ROOT,))
+    db.commit()
     rc, out = run(store, *common)
     expect(rc == 0 and "3 of 3 runs reproduced" in out, "an unchanged store reproduces", out)
     expect("failed again, same message" in out, "the failing run fails the same way", out)
 
-    db = sqlite3.connect(store)
     stats = json.loads(db.execute("SELECT stats FROM runs WHERE name = 'ok/matmul'").fetchone()[0])
     stats["gpu_sim_cycle"] += 1
     db.execute("UPDATE runs SET stats = ? WHERE name = 'ok/matmul'", (json.dumps(stats),))
