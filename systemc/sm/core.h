@@ -193,7 +193,7 @@ class Core final : public SmCore {
   // ---- end voltage smoothing ----
 
   // ---- The register-file path (sm/rf_path.h): what the mechanism in it
-  // (GR-Guard's patching unit) reads and may do, and nothing else ----
+  // (GR-Guard's patching unit, the BOT's arbitration) reads and may do ----
   uint64_t now() const { return now_; }
   unsigned id() const { return id_; }
   // Operand collectors of a pool (0 sp, 1 sfu, 2 mem): the instruction each holds, or null.

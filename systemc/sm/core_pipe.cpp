@@ -470,12 +470,9 @@ void Core::operand_read() {
         }
         group_read_[g] = 1;
         in->reads_left &= ~(1u << i);
-        for (unsigned b = 0; b < span; ++b) {
-          ++st_.rf_reads[g * span + b];
-          ++act_.rf_reads[g * span + b];
-        }
+        for (unsigned b = 0; b < span; ++b) count_rf_access(false, g * span + b);
         if (rf_hook_) rf_hook_->granted(in, i);
-        if (!rf_observers_.empty()) rf_read_granted(in, i);
+        rf_read_done(in, i);
       }
       // Registers read twice by one instruction (same group) were counted as
       // a conflict above: an instruction's reads of one bank serialise too.
