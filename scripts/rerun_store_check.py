@@ -3,7 +3,7 @@
 
 Runs a three-run campaign (two small runs and one that fails) into a fresh store,
 checks that rerun_store reproduces all three (one with its paths from another checkout),
-then that it catches a changed stat
+then that it catches a float's last digit (passed with --tol), a changed stat
 and a changed failure message (exit 1, naming them), and that bad input exits 2.
 """
 import argparse
@@ -53,22 +53,35 @@ def main():
     expect(rc == 0 and "3 of 3 runs reproduced" in out, "an unchanged store reproduces", out)
     expect("failed again, same message" in out, "the failing run fails the same way", out)
 
+    # A float's last digits: caught bit-exact, passed within --tol; an integer never is.
+    stats = json.loads(db.execute("SELECT stats FROM runs WHERE name = 'ok/vecops'").fetchone()[0])
+    stats["ipc"] *= 1 + 1e-12
+    db.execute("UPDATE runs SET stats = ? WHERE name = 'ok/vecops'", (json.dumps(stats),))
+    db.commit()
+    rc, out = run(store, "--runs", "ok/vecops", *common)
+    expect(rc == 1 and "ipc" in out, "a float's last digit is caught bit-exact", out)
+    rc, out = run(store, "--runs", "ok/vecops", "--tol", "1e-9", *common)
+    expect(rc == 0 and "1 of them within --tol" in out, "--tol passes it and says so", out)
+
     stats = json.loads(db.execute("SELECT stats FROM runs WHERE name = 'ok/matmul'").fetchone()[0])
     stats["gpu_sim_cycle"] += 1
     db.execute("UPDATE runs SET stats = ? WHERE name = 'ok/matmul'", (json.dumps(stats),))
     db.execute("UPDATE runs SET message = 'ERROR: exit status 3: relgpu: error: something else' "
                "WHERE name = 'broken'")
     db.commit()
-    rc, out = run(store, *common)
+    rc, out = run(store, "--tol", "1e-9", *common)
     expect(rc == 1 and "1 of 3 runs reproduced, 2 did not" in out, "two tampered runs are caught", out)
     expect("gpu_sim_cycle" in out and "another message" in out, "the differences are named", out)
-    rc, out = run(store, "--runs", "ok/vecops", *common)
+    rc, out = run(store, "--runs", "ok/matmul", "--tol", "0.5", *common)
+    expect(rc == 1 and "gpu_sim_cycle" in out, "--tol does not loosen integers", out)
+    rc, out = run(store, "--runs", "ok/vecops", "--tol", "1e-9", *common)
     expect(rc == 0 and "1 of 1 runs reproduced" in out, "--runs selects by name", out)
 
     for args, what in (([os.path.join(tmp, "none.db")], "no such file"),
                        ([spec], "not a campaign store"),
                        ([store, "--runs", "nothing/%"], "no finished run matches"),
-                       ([store, "--campaign", "other"], "no campaign 'other'")):
+                       ([store, "--campaign", "other"], "no campaign 'other'"),
+                       ([store, "--tol", "2"], "--tol 2.0")):
         rc, out = run(*args, *common)
         expect(rc == 2 and what in out, f"bad input exits 2 naming it: {what}", out)
     print("rerun_store: all checks passed")
