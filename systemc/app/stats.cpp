@@ -59,7 +59,7 @@ void write_json(const std::string& path, const json& j, bool compact) {
   if (!f) throw InputError(path + ": error while writing stats file");
 }
 
-static std::string group(uint64_t v) {
+std::string grouped(uint64_t v) {
   std::string s = std::to_string(v), out;
   int n = 0;
   for (auto it = s.rbegin(); it != s.rend(); ++it) {
@@ -74,12 +74,12 @@ void print_summary(std::ostream& os, const RunInfo& r, const json& s, const std:
   os << "relgpu run " << r.workload << "  (size " << r.size << ", mode " << r.mode << ", seed " << r.seed << ")\n";
   if (!log.empty()) os << "  " << log << (log.back() == '\n' ? "" : "\n");
   os << "  kernel launches   " << s["kernel_launches"].get<uint64_t>() << "\n";
-  os << "  thread insns      " << group(s["gpu_sim_insn"].get<uint64_t>()) << "   (warp insns "
-     << group(s["gpu_warp_insn"].get<uint64_t>()) << ")\n";
+  os << "  thread insns      " << grouped(s["gpu_sim_insn"].get<uint64_t>()) << "   (warp insns "
+     << grouped(s["gpu_warp_insn"].get<uint64_t>()) << ")\n";
   os << std::fixed << std::setprecision(3) << "  wall time         " << r.wall_s << " s   ("
      << std::setprecision(1) << s["sim_rate_thread_insn_per_s"].get<double>() / 1e6 << " M thread-insn/s)\n";
   if (s.contains("gpu_sim_cycle")) {
-    os << "  gpu_sim_cycle     " << group(s["gpu_sim_cycle"].get<uint64_t>()) << "   (ipc " << std::setprecision(2)
+    os << "  gpu_sim_cycle     " << grouped(s["gpu_sim_cycle"].get<uint64_t>()) << "   (ipc " << std::setprecision(2)
        << s.value("ipc", 0.0) << ", " << std::setprecision(3) << s.value("sim_rate_cycle_per_s", 0.0) / 1e3
        << " k cycles/s, silicon slowdown " << std::setprecision(0) << s.value("silicon_slowdown", 0.0) << "x)\n";
     auto rate = [&](const char* what, const json* o, const char* key) {

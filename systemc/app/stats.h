@@ -25,6 +25,8 @@ void write_json(const std::string& path, const config::json& j, bool compact = f
 // Appends one row of headline stats to a CSV file (with a header row if the
 // file is new or empty); `config_file` goes in the first column.
 void append_csv(const std::string& path, const config::json& stats, const std::string& config_file);
+// 1234567 -> "1,234,567".
+std::string grouped(uint64_t v);
 void print_summary(std::ostream& os, const RunInfo& r, const config::json& stats, const std::string& log);
 
 }  // namespace relgpu::app

@@ -26,6 +26,11 @@ const config::Key<std::string> kTraceRtl{
     "FST waveform file of the Verilated RTL blocks (relgpu run --trace-rtl); one file per instance, "
     "FILE.fst -> FILE.sm<N>.<block>.fst; '' = off"};
 
+std::map<std::string, CheckTally>& check_tally() {
+  static std::map<std::string, CheckTally> t;
+  return t;
+}
+
 Impl impl_for(const config::Config& cfg, const char* block) {
   std::stringstream ss(cfg.get(kRtl));
   std::string item;

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -103,6 +104,14 @@ inline constexpr int kRtlMismatchExit = 5;
 std::string mismatch_report(const Site& site, const char* block, uint64_t cycle, uint64_t since_reset,
                             const std::string& inputs, const std::string& outputs);
 
+// Per block name, over this process: checked instances built and cycles
+// compared (relgpu run prints it after a --rtl-check run).
+struct CheckTally {
+  unsigned instances = 0;
+  uint64_t cycles = 0;
+};
+std::map<std::string, CheckTally>& check_tally();
+
 // Runs two implementations of a block side by side (the C++ model and the
 // RTL for --rtl-check), compares every output every cycle and throws
 // RtlMismatch at the first difference. Returns the first one's outputs.
@@ -110,7 +119,9 @@ template <class B>
 class CheckedInstance final : public Instance<B> {
  public:
   CheckedInstance(std::unique_ptr<Instance<B>> cpp, std::unique_ptr<Instance<B>> rtl, const Site& site)
-      : cpp_(std::move(cpp)), rtl_(std::move(rtl)), site_(site) {}
+      : cpp_(std::move(cpp)), rtl_(std::move(rtl)), site_(site), tally_(&check_tally()[B::name]) {
+    ++tally_->instances;
+  }
   void reset() override {
     cpp_->reset();
     rtl_->reset();
@@ -124,6 +135,7 @@ class CheckedInstance final : public Instance<B> {
                                         diff_ports(a, b, "cpp", "rtl")));
     ++cycles_;
     ++since_reset_;
+    ++tally_->cycles;
     return a;
   }
   // cycle() calls that passed the comparison.
@@ -133,6 +145,7 @@ class CheckedInstance final : public Instance<B> {
   std::unique_ptr<Instance<B>> cpp_, rtl_;
   Site site_;
   uint64_t cycles_ = 0, since_reset_ = 0;
+  CheckTally* tally_;  // a std::map node: stable
 };
 
 // RTL factories: the Verilator co-simulation library registers one per block

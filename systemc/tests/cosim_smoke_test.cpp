@@ -4,6 +4,7 @@
 // the CLI's --rtl errors and --trace-rtl output. Runs the built binary.
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -97,6 +98,21 @@ TEST(CosimCli, TraceRtlWritesFstPerInstance) {
     ASSERT_TRUE(fs::exists(p)) << p;
     EXPECT_GT(fs::file_size(p), 1000u) << p;
   }
+}
+
+// After a --rtl-check run the summary says how much was compared: a block
+// the run never clocked would pass the check without checking anything.
+TEST(CosimCli, RtlCheckSaysHowMuchItCompared) {
+  const std::string base = "run vecops --size small --config " + kSrc +
+                           "/configs/gtx480.json --set gpu.num_sms=2 --set loscache.enable=true";
+  Out o = relgpu(base + " --rtl-check");
+  ASSERT_EQ(o.rc, 0) << o.text;
+  EXPECT_TRUE(std::regex_search(o.text, std::regex("rtl check +loscache_table: [1-9][0-9,]* cycles of 2 instances "
+                                                   "compared with the C\\+\\+ model, no mismatch")))
+      << o.text;
+  o = relgpu(base);
+  ASSERT_EQ(o.rc, 0) << o.text;
+  EXPECT_EQ(o.text.find("rtl check"), std::string::npos) << o.text;
 }
 
 TEST(CosimCli, RtlOptionErrors) {
