@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ctest rerun_store: scripts/rerun_store on a tiny store.
 
-Runs a three-run campaign (two small runs and one that fails) into a fresh store,
+Runs a four-run campaign (two small runs, one that fails and one whose output check
+fails) into a fresh store,
 checks that rerun_store reproduces all three (one with its paths from another checkout),
 then that it catches a float's last digit (passed with --tol), a changed stat
 and a changed failure message (exit 1, naming them), and that bad input exits 2.
@@ -33,11 +34,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     b = ap.parse_args().bin
-    tmp = tempfile.mkdtemp(prefix="rerun_store_check.")
+    scratch = tempfile.TemporaryDirectory(prefix="rerun_store_check.")
+    tmp = scratch.name
     spec = os.path.join(tmp, "spec.json")
     json.dump({"name": "tiny", "defaults": {"size": "small", "mode": "timing", "config": os.path.join(ROOT, "configs", "gtx480.json")},
                "runs": [{"name": "ok", "sweep": {"workload": ["vecops", "matmul"]}},
-                        {"name": "broken", "workload": "vecops", "set": {"func.max_warp_insn": 1}}]},
+                        {"name": "broken", "workload": "vecops", "set": {"func.max_warp_insn": 1}},
+                        # SEC-DED alone at this point corrupts a result: exit 1, stats written
+                        {"name": "wrong", "workload": "nbody",
+                         "set": {"rf.cell_failure_rate": 0.0006, "pv.sigma_ratio": "4:1"}}]},
               open(spec, "w"))
     store = os.path.join(tmp, "s.db")
     p = subprocess.run([b, "campaign", "run", spec, "--store", store, "-j", "2"], cwd=ROOT,
@@ -50,8 +55,10 @@ def main():
     db.execute("UPDATE runs SET args = replace(args, ?, '/another/checkout') WHERE name = 'ok/vecops'", (ROOT,))
     db.commit()
     rc, out = run(store, *common)
-    expect(rc == 0 and "3 of 3 runs reproduced" in out, "an unchanged store reproduces", out)
+    expect(rc == 0 and "4 of 4 runs reproduced" in out, "an unchanged store reproduces", out)
     expect("failed again, same message" in out, "the failing run fails the same way", out)
+    expect(json.loads(db.execute("SELECT stats FROM runs WHERE name = 'wrong'").fetchone()[0])["output_check"]
+           == "fail", "the wrong run is stored with its failed output check")
 
     # A float's last digits: caught bit-exact, passed within --tol; an integer never is.
     stats = json.loads(db.execute("SELECT stats FROM runs WHERE name = 'ok/vecops'").fetchone()[0])
@@ -70,7 +77,7 @@ def main():
                "WHERE name = 'broken'")
     db.commit()
     rc, out = run(store, "--tol", "1e-9", *common)
-    expect(rc == 1 and "1 of 3 runs reproduced, 2 did not" in out, "two tampered runs are caught", out)
+    expect(rc == 1 and "2 of 4 runs reproduced, 2 did not" in out, "two tampered runs are caught", out)
     expect("gpu_sim_cycle" in out and "another message" in out, "the differences are named", out)
     rc, out = run(store, "--runs", "ok/matmul", "--tol", "0.5", *common)
     expect(rc == 1 and "gpu_sim_cycle" in out, "--tol does not loosen integers", out)
