@@ -171,7 +171,9 @@ size_t GrGuard::slot_index(const Inst* in, unsigned slot) const {
 uint32_t* GrGuard::copy_of(const Inst* in, unsigned slot) { return copies_.data() + slot_index(in, slot) * 32; }
 GrGuard::XRead& GrGuard::xread(const Inst* in, unsigned slot) { return xreads_[slot_index(in, slot)]; }
 
-const uint32_t* GrGuard::patch_words(uint32_t tgt) const { return c_.regfile().wreg(tgt / p_.rows, urow(tgt % p_.rows)); }
+const uint32_t* GrGuard::patch_words(uint32_t tgt) const {
+  return c_.regfile().wreg(tgt / p_.rows, urow(tgt % p_.rows));
+}
 
 void GrGuard::copy_entries(uint32_t* dst, const uint32_t* src, uint32_t m) const {
   const unsigned wpe = 32 / span_;
