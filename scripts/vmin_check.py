@@ -9,9 +9,9 @@ pays their reruns (the guardband pricing bites); shuffled targets (a mutant pair
 Vmin) lose the fit; a workload far outside the others on one counter is predicted well only with
 held-out counters clipped to the training range (--no-clip is the mutant); the learning curve trains
 on only k workloads (with k = all it is leave-one-workload-out, and with workloads in disjoint IPC
-bins 3 of them predict worse); --ablation tables other rows' errors as they are on their own; power tracking correlates the IR
-drop with power; a row
-without "vmin" is an error naming the row. Exit 0 on success.
+bins 3 of them predict worse); --ablation tables other rows' errors as they are on their own; power
+tracking correlates the IR drop with power; a row without "vmin" is an error naming the row. Exit 0
+on success.
 """
 import json
 import os

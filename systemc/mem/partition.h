@@ -178,7 +178,7 @@ class Partition : public sc_core::sc_module {
   void los_used(int v, uint64_t c);
   void los_powered_off(int v, uint64_t c, bool gating);
   void los_charge_tail(PoweredTime& t, int v, uint64_t c) const;
-  void los_access(uint64_t a, const MemExt& e);
+  LineGen& los_access(uint64_t a, const MemExt& e);  // the line's open generation
   void los_gate(int line, uint64_t c);
   void los_gate_pending(uint64_t c);
   void power_tick(uint64_t c);

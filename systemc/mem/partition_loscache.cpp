@@ -25,7 +25,7 @@ void Partition::power_tick(uint64_t c) {
 }
 
 // Counts an access in the line's generation (stats only).
-void Partition::los_access(uint64_t a, const MemExt& e) {
+LineGen& Partition::los_access(uint64_t a, const MemExt& e) {
   LineGen& g = gens_[a];
   ++g.accesses;
   g.read |= e.kind != Kind::write;
@@ -36,6 +36,7 @@ void Partition::los_access(uint64_t a, const MemExt& e) {
     ++los_st_.predicted;
     if (!g.pred) g.pred = e.los_pred, g.naive = e.los_naive, g.who = uint64_t(e.sm) << 32 | uint32_t(e.pc);
   }
+  return g;
 }
 
 // Way v was accessed at c (stats only): the time since its previous access
@@ -163,8 +164,7 @@ bool Partition::los_bypass(tlm_generic_payload& gp, MemExt& e, uint64_t a, uint6
   }
   ++ks.accesses, ++ks.misses;
   energy_.count(power::L2Energy::tag);
-  los_access(a, e);
-  gens_[a].bypassed = true;
+  los_access(a, e).bypassed = true;
   return true;
 }
 
