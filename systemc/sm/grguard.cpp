@@ -47,7 +47,13 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
     throw InputError("grguard.spill_ways=" + std::to_string(spill_ways) + " is more than the L1D's " +
                      std::to_string(c_.l1d().ways()) + " ways (l1d.ways)");
   c_.l1d().set_spill_ways(spill_ways);
-  p_.l1_lines = c_.l1d().sets() * spill_ways;  // one line per set and reserved way
+  l1_spill_lines_ = c_.l1d().sets() * spill_ways;  // one line per set and reserved way
+  const unsigned lines = unsigned(cfg.get(kGrGuardSpillLines));
+  if (lines && lines < l1_spill_lines_)
+    throw InputError("grguard.spill_lines=" + std::to_string(lines) + " is fewer than the " +
+                     std::to_string(l1_spill_lines_) + " lines of the reserved L1D ways (l1d.sets x grguard.spill_ways)");
+  p_.l1_lines = lines ? lines : l1_spill_lines_;
+  extra_lines_.assign(size_t(p_.l1_lines - l1_spill_lines_) * 32, 0);
   p_.occupied_entries = cfg.get(kGrGuardOccupiedMove) == "entries";
   p_.per_group_select = cfg.get(kGrGuardSelections) == "per_group";
   reverse_rows_ = cfg.get(kGrGuardPatchOrder) == "unused_first";
@@ -57,7 +63,8 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
     throw InputError("grguard.enable: rf.num_banks=" + std::to_string(p_.banks) + ", rf.entries_per_bank=" +
                      std::to_string(p_.rows) + ", rf.entry_bits=" + std::to_string(rf.entry_bits()) +
                      " and l1d.sets=" + std::to_string(c_.l1d().sets()) + " x grguard.spill_ways=" +
-                     std::to_string(spill_ways) + " do not fit the patching unit: " + e.what());
+                     std::to_string(spill_ways) + " (grguard.spill_lines=" + std::to_string(p_.l1_lines) +
+                     ") do not fit the patching unit: " + e.what());
   }
   span_ = rf.span();
   groups_ = rf.groups();
@@ -232,8 +239,13 @@ bool GrGuard::defer_death(const Port& p) const {
 Moved GrGuard::moved(unsigned g, unsigned row) const {
   const Place& pl = place_[size_t(g) * p_.rows + urow(row)];
   if (!pl.kind) return Moved{};
-  if (pl.kind == 3) return Moved{pl.mask, -1, -1, c_.l1d().spill_line(pl.tgt)};
+  if (pl.kind == 3) return Moved{pl.mask, -1, -1, spill_data(pl.tgt)};
   return Moved{pl.mask, int32_t(pl.tgt / p_.rows), int32_t(urow(pl.tgt % p_.rows)), nullptr};
+}
+
+uint32_t* GrGuard::spill_data(uint32_t line) const {
+  if (line < l1_spill_lines_) return c_.l1d().spill_line(line);
+  return extra_lines_.data() + size_t(line - l1_spill_lines_) * 32;
 }
 
 uint32_t GrGuard::held(unsigned g, unsigned row) const { return held_[size_t(g) * p_.rows + urow(row)]; }

@@ -82,6 +82,12 @@ inline const config::Key<int64_t> kGrGuardSpillWays{
     "grguard.spill_ways", 1, "ways",
     "GR-Guard: L1D ways reserved for spilled patches while any is in use, one line per set each (the paper: "
     "one way, §6.3.4; more is an ablation of the spill capacity). l1d.sets x this must be a power of 2", 1, 64};
+inline const config::Key<int64_t> kGrGuardSpillLines{
+    "grguard.spill_lines", 0, "lines",
+    "GR-Guard: spill lines the patching unit may use (power of 2); 0 = the reserved L1D ways' lines (l1d.sets x "
+    "grguard.spill_ways, the paper's 32). Lines beyond those are an ideal store beside the L1D (L1D hit latency "
+    "on the L1 port, no cache capacity taken): an ablation that measures how many lines the paper's point needs "
+    "when patches run out instead of stopping the run. C++ model only, --rtl refuses it", 0, 1024};
 inline const config::Key<bool> kGrGuardExitDeaths{
     "grguard.exit_deaths", true, "",
     "GR-Guard: when a warp exits, mark its written WRGs dead through the unit's read ports (our addition; "
@@ -205,7 +211,7 @@ class GrGuard final : public Placement, public RfPathHook {
     uint64_t exit_deaths = 0, exit_deaths_dropped = 0;
     uint64_t deferred_deaths = 0;  // dead-bit reads whose death was sent at dispatch (see above)
     uint64_t held = 0;  // cycles a stuck write waited for its turn (present_writes)
-    uint64_t max_spill_lines = 0;  // most L1D spill lines in use at once (one per spilled WRG)
+    uint64_t max_spill_lines = 0;  // most spill lines in use at once (one per spilled WRG)
   };
 
   unsigned mix(unsigned kind, uint32_t mask, uint32_t wrg) const;
@@ -236,6 +242,7 @@ class GrGuard final : public Placement, public RfPathHook {
   // The operand collector's copy of read slot `slot` (32 words), and the
   // kind-2 re-read of appended slot `slot`.
   uint32_t* copy_of(const Inst* in, unsigned slot);
+  uint32_t* spill_data(uint32_t line) const;  // spill line `line`'s 32 words: the L1D's, or the ideal store's
   XRead& xread(const Inst* in, unsigned slot);
   const uint32_t* patch_words(uint32_t tgt) const;  // the 32 words of WRG tgt (the unit's id)
   void copy_entries(uint32_t* dst, const uint32_t* src, uint32_t mask) const;  // entries in mask
@@ -254,6 +261,8 @@ class GrGuard final : public Placement, public RfPathHook {
   std::vector<Place> place_;        // per WRG: where its entries are (valid Index)
   std::vector<uint32_t> held_;      // per WRG: its entries that hold another WRG's (the Patch bit)
   unsigned spill_lines_ = 0;        // WRGs placed in the L1D now (each one line)
+  unsigned l1_spill_lines_ = 0;     // spill lines in the L1D's reserved ways; the rest are in extra_lines_
+  mutable std::vector<uint32_t> extra_lines_;  // grguard.spill_lines beyond the L1D's: 32 words each
   unsigned oc_base_[3] = {};        // first collector of each pool in copies_
   std::vector<uint32_t> copies_;    // per collector and read slot: the operand's 32 words
   std::vector<XRead> xreads_;       // per collector and read slot

@@ -263,7 +263,7 @@ void GrGuard::serve_spill() {
   } else {  // the line is read now (the value is stored at the write's completion)
     --s.in->gr.spill_reads;
     s.in->gr.hold = std::max(s.in->gr.hold, done);
-    copy_entries(copy_of(s.in, s.slot), c_.l1d().spill_line(s.line), s.mask);
+    copy_entries(copy_of(s.in, s.slot), spill_data(s.line), s.mask);
   }
 }
 

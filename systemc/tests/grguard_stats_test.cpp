@@ -131,6 +131,29 @@ TEST(GrGuardStats, StopsWhenNoPatchIsLeft) {
   for (auto& d : r.launches) EXPECT_EQ(d["sm_total"]["rf_faults"]["corrupting_writes"].get<uint64_t>(), 0u);
 }
 
+// The spill-capacity ablation grguard.spill_lines: the same vecops run that
+// stops with the paper's 32 lines finishes bit-exact when the unit may use
+// more (lines beyond the reserved way sit in a store beside the L1D), and
+// its stats say how many it needed at once: its values went through them.
+TEST(GrGuardStats, MoreSpillLinesLetAStoppingRunFinish) {
+  const std::string sms = "gpu.num_sms=1", rate = "rf.cell_failure_rate=0.01", on = "grguard.enable=true",
+                    lim = "grguard.stall_limit=20000";
+  Outcome stop = run("vecops", {sms, rate, on, lim});
+  EXPECT_NE(stop.error.find("found no patch"), std::string::npos) << stop.error;
+  Outcome r = run("vecops", {sms, rate, on, lim, "grguard.spill_lines=1024"});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(r.pass);
+  config::json t;
+  uint64_t most = 0;
+  for (auto& d : r.launches) {
+    gpu::add_json(t, d);
+    most = std::max(most, uint64_t(d["grguard"]["max_spill_lines"].get<double>()));
+  }
+  EXPECT_GT(most, 32u);
+  EXPECT_GT(t["grguard"]["spilled_entries"].get<uint64_t>(), 0u);
+  EXPECT_EQ(t["sm_total"]["rf_faults"]["corrupting_writes"].get<uint64_t>(), 0u);
+}
+
 TEST(GrGuardStats, DisabledChangesNothing) {
   for (const char* rate : {"0", "0.01"}) {
     std::string r = std::string("rf.cell_failure_rate=") + rate;
@@ -334,6 +357,10 @@ TEST(GrGuardStats, AblationSwitchErrorsNameTheKey) {
                                 "grguard.spill_ways=5"});
   EXPECT_NE(ways.error.find("grguard.spill_ways=5"), std::string::npos) << ways.error;
   EXPECT_NE(ways.error.find("l1d.ways"), std::string::npos) << ways.error;
+  Outcome lines = run("vecops", {"gpu.num_sms=1", "rf.cell_failure_rate=0.01", "grguard.enable=true",
+                                 "grguard.spill_lines=16"});
+  EXPECT_NE(lines.error.find("grguard.spill_lines=16"), std::string::npos) << lines.error;
+  EXPECT_NE(lines.error.find("32 lines"), std::string::npos) << lines.error;
   Outcome bits = run("vecops", {"gpu.num_sms=1", "rf.cell_failure_rate=0.01", "rf.secded_bits=48"});
   EXPECT_NE(bits.error.find("rf.secded_bits"), std::string::npos) << bits.error;
 }
