@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ctest report_from_store: scripts/report on a tiny store.
 
-Cuts regress/grguard.json (one of its stop ablations), regress/loscache_full.json
+Cuts regress/grguard.json (one of its stop ablations; and grguard_spill.json's first chip at 1:1),
+regress/loscache_full.json
 (with its ablation's first-CTA runs) and regress/rf_variation.json down to two
 workloads, one chip per sigma ratio and small sizes (plus one run that fails, to
 be listed; GR-Guard's 1:1 runs stop, and are listed too), runs them as
@@ -57,6 +58,8 @@ def tiny(mech):
     spec["defaults"]["size"] = "small"  # default sizes take minutes per run
     if mech == "loscache":
         runs.append({"name": "broken", "workload": "vecops", "set": {"func.max_warp_insn": 1}})
+    if mech == "grguard_spill":  # the 1:1 chip the grguard runs stop on, with as many spill lines as needed
+        runs = runs[:1]
     spec["runs"] = runs
     cfg = spec["defaults"]["config"]  # relative to the repository, which the copy is not in
     spec["defaults"]["config"] = os.path.join(ROOT, cfg)
@@ -80,19 +83,20 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="relgpu_report_") as tmp:
         store = os.path.join(tmp, "runs.db")
-        for mech in ("grguard", "loscache", "rf_variation"):
+        for mech in ("grguard", "grguard_spill", "loscache", "rf_variation"):
             spec = os.path.join(tmp, f"{mech}.json")
             with open(spec, "w") as f:
                 json.dump(tiny(mech), f)
             r = subprocess.run([a.bin, "campaign", "run", spec, "--store", store, "-j", "2"],
                                capture_output=True, text=True)
-            want = 0 if mech == "rf_variation" else 1  # loscache's "broken" run fails; GR-Guard stops at 1:1
+            want = 0 if mech in ("rf_variation", "grguard_spill") else 1  # loscache's "broken" run fails; GR-Guard stops at 1:1
             check(r.returncode == want, f"campaign {mech} exit {r.returncode}", r.stdout + r.stderr)
 
         db = sqlite3.connect(store)
         done = dict(db.execute("SELECT campaign, count(*) FROM runs WHERE status = 'done' GROUP BY campaign"))
         done["loscache"] = done.pop("loscache_full", 0)
-        check(done == {"grguard": 24, "loscache": 6, "rf_variation": 12}, f"runs done per campaign: {done}")
+        check(done == {"grguard": 24, "grguard_spill": 2, "loscache": 6, "rf_variation": 12}, f"runs done per campaign: {done}")
+        done["grguard"] += done.pop("grguard_spill")  # one page reads both
         out = os.path.join(tmp, "out")
         for mech in ("grguard", "loscache", "rf_variation"):
             r = report([mech, "--store", store, "--out", out])
@@ -122,6 +126,8 @@ def main():
         for section in ("## RF energy versus RF Vdd", "## What makes runs stop", "## L1D miss rate"):
             check(section in md, f"the section {section}", md)
         check("Campaign time: " in md and "scripts/report grguard --store FILE --run" in md, "grguard campaign time", md)
+        # The runs that stop at 1:1 complete with 1,024 spill lines, each needing more than the way's 32.
+        check(re.search(r"^\| 1:1 \| 1 \| 2 of 2 \| \d+ / \d+ \| 2 of 2 \|", md, re.M), "grguard spill_lines row", md)
         md = open(os.path.join(out, "loscache.md")).read()
         check("- `broken`: ERROR: exit status 3" in md, "the failed run is listed with its reason", md)
         check(re.search(r"^\| gto \(small\) \| 2 \|", md, re.M), "loscache summary row", md)
@@ -145,7 +151,7 @@ def main():
         r = report(["grguard", "--store", bad])
         check(r.returncode == 2 and "bad.db: not a relgpu campaign store" in r.stderr, "not a store", r.stderr)
         r = report(["loscache", "--store", store, "--campaign", "other"])
-        check(r.returncode == 2 and "no campaign 'other' in the store (it has: grguard, loscache_full, rf_variation)" in r.stderr,
+        check(r.returncode == 2 and "no campaign 'other' in the store (it has: grguard, grguard_spill, loscache_full, rf_variation)" in r.stderr,
               "missing campaign", r.stderr)
     print("PASSED")
 

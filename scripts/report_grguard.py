@@ -9,7 +9,7 @@ import os
 import re
 from collections import defaultdict
 
-from report_lib import (bars, campaign_time, cfg, geomean, lines, mean, pct, run_checks, save_page, table)
+from report_lib import (bars, campaign_time, cfg, geomean, lines, mean, ok, pct, run_checks, save_page, table)
 
 SIGMAS = ["1:4", "1:1", "4:1"]
 PAPER = {  # Tan dissertation §6.5, averages over 100 chips at 1% cell failure, 28 nm
@@ -150,8 +150,69 @@ def paper_point_section(runs, missing, base):
                   chip_rows), ""] + done_md
 
 
+def spill_section(runs, missing, base):
+    """regress/grguard_spill.json: the paper's point with 1,024 spill lines (grguard.spill_lines), so that no
+    write goes without a patch: how many lines each run needs at once, and what GR-Guard then costs."""
+    sp = [r for r in runs if group(r) == "spill1024" and r["workload"] in base]
+    st = [x for x in missing if group(x[0]) == "spill1024" and x[1] == "failed"]
+    if not sp and not st:
+        return []
+    paper_pt = {(r["workload"], int(cfg(r, "pv.chip_seed")), cfg(r, "pv.sigma_ratio")): r
+                for r in runs if group(r) == "grguard"}
+    lines_of = lambda r: int(r["grguard"].get("max_spill_lines", 0))
+    spilled = lambda rs: (sum(r["grguard"]["accesses"]["spill"] for r in rs)
+                          / (sum(sum(r["grguard"]["accesses"].values()) for r in rs) or 1))
+    rows, same, both = [], 0, 0
+    for sg in SIGMAS:
+        rs = [r for r in sp if cfg(r, "pv.sigma_ratio") == sg]
+        ss = [x for x in st if name_cfg(x[0], "pv.sigma_ratio") == sg]
+        if not rs and not ss:
+            continue
+        ls = sorted(lines_of(r) for r in rs)
+        chips = sorted({int(cfg(r, "pv.chip_seed")) for r in rs})
+        tc = geomean([r["gpu_sim_cycle"] / base[r["workload"]]["gpu_sim_cycle"] for r in rs])
+        er = mean([1 - rf_energy(r) / rf_energy(base[r["workload"]]) for r in rs])
+        rows.append([sg, chip_span(chips), f"{sum(map(ok, rs))} of {len(rs) + len(ss)}",
+                     f"{ls[len(ls) // 2]} / {ls[-1]}" if ls else "-",
+                     f"{sum(n > 32 for n in ls)} of {len(ls)}", pct(spilled(rs), 1) if rs else "-",
+                     pct(tc - 1, sign=True) if tc else "-",
+                     f"{pct(er)} (paper {pct(PAPER['energy'][sg], 0)})" if er is not None else "-"])
+    for r in sp:
+        k = (r["workload"], int(cfg(r, "pv.chip_seed")), cfg(r, "pv.sigma_ratio"))
+        if k in paper_pt:
+            both += 1
+            same += paper_pt[k]["gpu_sim_cycle"] == r["gpu_sim_cycle"]
+    wrows = []
+    for w in sorted({r["workload"] for r in sp}):
+        rs = [r for r in sp if r["workload"] == w and cfg(r, "pv.sigma_ratio") == "1:1"]
+        if not rs:
+            continue
+        ls = sorted(lines_of(r) for r in rs)
+        tc = geomean([r["gpu_sim_cycle"] / base[w]["gpu_sim_cycle"] for r in rs])
+        er = mean([1 - rf_energy(r) / rf_energy(base[w]) for r in rs])
+        wrows.append([w, len(rs), f"{ls[0]} / {ls[len(ls) // 2]} / {ls[-1]}", pct(spilled(rs), 1),
+                      pct(mix_of(rs)["patch_occupied"], 1), pct(tc - 1, sign=True), pct(er)])
+    return ["## The paper's point with as many spill lines as a run needs (`grguard.spill_lines=1024`)", "",
+            "`regress/grguard_spill.json` repeats the paper's point (default size, 1% cell failure, 1,536 threads, "
+            "default floorplan) with the patching unit allowed 1,024 spill lines instead of the reserved L1D way's "
+            "32: lines beyond the way sit in an ideal store beside the L1D, reached like the way (L1D hit latency, "
+            "one spill access per cycle on a free L1 port). A write then always finds a patch, so no run stops, and "
+            "the run's most spill lines in use at once on one SM is what the paper's point needs (the paper: at "
+            "most 23, one way of 32 is enough). Time and RF energy against `base`, as in the first table.", "",
+            table(["sigma rand:sys", "chips", "completed (output check passed)", "most spill lines at once: median / "
+                   "largest run (paper <= 23)", "runs needing more than the way's 32", "accesses spilled (pooled; "
+                   "paper ~1%)", "time change (geomean; paper < 2%)", "RF energy reduction (mean)"], rows), "",
+            f"Of these runs, {both} also completed with 32 lines (first table); {same} of them give the same cycles "
+            "with 1,024 (a run that never needs more than 32 lines runs as it did).", "",
+            "Per workload, sigma 1:1:", "",
+            table(["workload", "chips", "most spill lines at once: fewest / median / most", "accesses spilled",
+                   "patch-occupied accesses", "time change (geomean)", "RF energy reduction (mean)"], wrows), ""]
+
+
 def chip_span(chips):
     """'1-40' for a contiguous list of chips, else the list."""
+    if len(chips) == 1:
+        return str(chips[0])
     if chips and chips == list(range(chips[0], chips[-1] + 1)):
         return f"{chips[0]}-{chips[-1]}"
     return ", ".join(map(str, chips))
@@ -522,12 +583,12 @@ def write(runs, out, missing=()):
           "`regress/grguard_chips.json`, chip by chip; a page written while that campaign runs counts the "
           "chips whose runs have finished; `regress/grguard_sigma.json` adds the 1:4 and 4:1 runs of the "
           "rf_point, 768-thread ablation).", ""]
-    md += campaign_time(runs, "grguard", ["grguard", "grguard_chips", "grguard_sigma"]) + [""]
+    md += campaign_time(runs, "grguard", ["grguard", "grguard_chips", "grguard_sigma", "grguard_spill"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (stopped, crashed or not run yet): {len(missing)}, "
            "each listed at the end.", ""]
     md += run_checks(runs, [])
     md += paper_point_section(runs, missing, base) + recheck_section(runs, missing) + limit_check_section(runs, missing)
-    md += stop_ablation_section(runs, missing, base)
+    md += stop_ablation_section(runs, missing, base) + spill_section(runs, missing, base)
     abl, plot = ablation_section(runs, missing, base_half)
     md += abl
     if plot and any(v is not None for v in plot[1]):
