@@ -19,12 +19,14 @@ POINT = {"gr10": ("0.0036", "rf_block (default)"), "gr30": ("0.0094", "rf_block 
          "cost_latency": ("0.01", "rf_point, 768 threads, `grguard.patch_cost=latency`"),
          "cost_none": ("0.01", "rf_point, 768 threads, `grguard.patch_cost=none`"),
          "cost_both": ("0.01", "rf_point, 768 threads, per_group and none"),
+         "cost_latency_group": ("0.01", "rf_point, 768 threads, per_group and latency"),
          "sched_lrr_half": ("0.01", "rf_point, 768 threads, LRR"),
          "sched_2l_half": ("0.01", "rf_point, 768 threads, two-level")}
 SCHED_SETS = [("GTO", "gr1pc_point_half", "base_half"), ("LRR", "sched_lrr_half", "base_half_lrr"),
               ("two-level", "sched_2l_half", "base_half_2l")]
 COST = [("gr1pc_point_half", "as built"), ("cost_per_group", "a selection per bank group"),
         ("cost_latency", "patch port free"), ("cost_none", "patch access free"),
+        ("cost_latency_group", "patch port free, a selection per group"),
         ("cost_both", "patch access free, a selection per group")]
 MIX = ["normal", "normal_patch", "patch_occupied", "spill"]
 PAPER_MIX = "56 / 30 / 13 / 1%"
@@ -235,8 +237,9 @@ def cost_section(runs):
             "switched at a time: `grguard.selections=per_group` (each write port's group selects in its own map "
             "bank, as well as the one global selection), `grguard.patch_cost=latency` (a same-group patch access "
             "still comes a cycle later but leaves the group's port free, as if the banks had a second port), "
-            "`grguard.patch_cost=none` (it costs nothing). The data moves as built in every variant, and every "
-            "completed run passes its output check.", "",
+            "`grguard.patch_cost=none` (it costs nothing); the last two columns combine a per-group selection with "
+            "each (`cost_latency_group` in `regress/grguard_deadtime_cost.json`, `cost_both`). The data moves as "
+            "built in every variant, and every completed run passes its output check.", "",
             table(["workload"] + [t for _, t in COST], rows + [gm]), ""]
 
 
@@ -313,7 +316,7 @@ def write(runs, out, missing=()):
           "GR-Guard baseline of Table 6.1: 15 SMs, 700 MHz, 128 KB RF as 32 banks x 256 rows x 128 bit) under "
           "the GTO, LRR and two-level schedulers, with `grguard.deadtime` (`sm/dead_time.h`) measuring every "
           "warp register's residency and dead time.", ""]
-    md += campaign_time(runs, "grguard_deadtime") + [""]
+    md += campaign_time(runs, "grguard_deadtime", ["grguard_deadtime", "grguard_deadtime_cost"]) + [""]
     md += run_checks(runs, missing)
     md += dead_section(dt) + workload_section(dt) + fault_section(dt) + coverage_section(dt)
     md += grguard_section(gr, missing) + occupancy_section(runs, missing) + cost_section(runs)
