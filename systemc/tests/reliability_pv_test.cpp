@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "common/error.h"
 #include "reliability/chip.h"
@@ -77,6 +78,48 @@ TEST(ReliabilityPv, FieldHasTheSphericalCovariance) {
     double want = spherical_rho(std::sqrt(dx * dx + dy * dy), Variation::kPhi);
     EXPECT_NEAR(s01[i] / n, want, 0.12) << "point " << other[i];
   }
+}
+
+// docs/results/rf_delay_calibration.md: the chip-mean systematic field of
+// the paper's 15 SMs (rf_block) over seeds 1000-4999 against the normal
+// law its covariance gives (a sum of Gaussians is Gaussian): variance, tail
+// counts and the Kolmogorov-Smirnov distance. Prints a table; a few seconds.
+TEST(ReliabilityPv, DISABLED_ChipMeanFieldTails) {
+  RfGeometry g;
+  g.sms = 15;
+  const std::vector<double> pts = lattice_points(g, Floorplan::kRfBlock);
+  const size_t n = pts.size() / 2;
+  double var = 0;  // Var(mean) = sum of all covariances / n^2
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      var += spherical_rho(std::hypot(pts[2 * i] - pts[2 * j], pts[2 * i + 1] - pts[2 * j + 1]), Variation::kPhi);
+  var /= double(n) * double(n);
+  const double sd = std::sqrt(var);
+  std::vector<double> z;
+  for (uint64_t seed = 1000; seed < 5000; ++seed) {
+    Variation v(seed, parse_sigma_ratio("1:1"), g, Floorplan::kRfBlock);
+    double m = 0;
+    for (unsigned s = 0; s < g.sms; ++s)
+      for (unsigned i = 0; i < Variation::kLattice * Variation::kLattice; ++i) m += v.field(s, i);
+    z.push_back(m / double(n) / sd);
+  }
+  double s1 = 0, s2 = 0;
+  for (double x : z) s1 += x, s2 += x * x;
+  const double N = double(z.size());
+  std::printf("chips %zu: variance of the chip mean %.4f (covariance gives %.4f); sample mean %.3f sd, variance "
+              "%.3f of the law's\n", z.size(), s2 / N * var, var, s1 / N, s2 / N);
+  std::printf("| beyond | observed | expected (normal) |\n|---|---:|---:|\n");
+  for (double t : {2.0, 2.5, 3.0, 3.5})
+    std::printf("| %.1f sd | %ld | %.1f |\n", t, long(std::count_if(z.begin(), z.end(), [&](double x) {
+                  return std::fabs(x) > t;
+                })), N * std::erfc(t / std::sqrt(2.0)));
+  std::sort(z.begin(), z.end());
+  double d = 0;
+  for (size_t i = 0; i < z.size(); ++i) {
+    double f = 0.5 * std::erfc(-z[i] / std::sqrt(2.0));
+    d = std::max({d, std::fabs(f - double(i) / N), std::fabs(f - double(i + 1) / N)});
+  }
+  std::printf("Kolmogorov-Smirnov D = %.4f (5%% critical value %.4f)\n", d, 1.358 / std::sqrt(N));
 }
 
 bool same_maps(const Chip& a, const Chip& b) {
