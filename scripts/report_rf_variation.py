@@ -117,6 +117,30 @@ def aging_section(ag, ipc):
     return md
 
 
+def twolevel_section(by, wls):
+    """regress/rf_variation_twolevel.json: two-level scheduling with VL-SB + RF-BRO (the paper's -5%), and the
+    scheduler alone, each against the same campaign's no-BOT round-robin runs."""
+    sets = {g: {k[0]: r for k, r in by.get(g, {}).items()} for g in ("tl_base", "tl_bro", "tl", "tl_nobot")}
+    b = sets["tl_base"]
+    keys = [w for w in wls if w in b and all(w in sets[g] for g in ("tl_bro", "tl", "tl_nobot"))]
+    if not keys:
+        return []
+    ipc = lambda g, w: b[w]["gpu_sim_cycle"] / cycles(sets[g][w])
+    rows = [[w] + [pct(ipc(g, w) - 1, 1, True) for g in ("tl_bro", "tl_nobot", "tl")]
+            + [pct(ipc("tl", w) / ipc("tl_nobot", w) - 1, 1, True)] for w in keys]
+    rows.append(["mean"] + [pct(mean([ipc(g, w) for w in keys]) - 1, 1, True) for g in ("tl_bro", "tl_nobot", "tl")]
+                + [pct(mean([ipc("tl", w) / ipc("tl_nobot", w) for w in keys]) - 1, 1, True)])
+    rows.append(["paper", "-9%", "(not stated)", "-5%", ""])
+    return ["## Two-level scheduling with VL-SB + RF-BRO (`regress/rf_variation_twolevel.json`, chip 1, 1:1)", "",
+            "The paper's Fig. 11 runs VL-SB + RF-BRO under two-level scheduling (Narasiman et al., groups of 8 warps) "
+            "as a point of comparison for FWAS. relgpu's `two_level` is GPGPU-Sim's active-pool scheduler (a pool "
+            "per scheduler, demoted on a long-latency wait); 4 warps per pool and 2 schedulers make the paper's 8 "
+            "warps per SM. IPC against the same campaign's no-BOT runs under round robin; the last column is "
+            "what the slow sub-banks cost under two-level, against two-level alone.", "",
+            table(["workload", "VL-SB + RF-BRO (round robin)", "two-level alone (no BOT)",
+                   "VL-SB + RF-BRO, two-level", "slow sub-banks under two-level"], rows), ""]
+
+
 def write(runs, out, missing=(), store=None):
     STORE[0] = store
     by = {}
@@ -148,7 +172,8 @@ def write(runs, out, missing=(), store=None):
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
     md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
                                                "rf_variation_fba", "rf_variation_hybrid",
-                                               "rf_variation_compaction", "rf_variation_latency"]) + [""]
+                                               "rf_variation_compaction", "rf_variation_latency",
+                                               "rf_variation_twolevel"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 
@@ -188,6 +213,13 @@ def write(runs, out, missing=(), store=None):
         rows.append(["IPC, PV-opt with hybrid banks", "+1%", pct(mean(hy) - 1, 1, True),
                      f"{len(hy)} workloads; {'with' if pre == 'cmp_' else 'without'} lane compaction; in the same "
                      f"campaign PV-opt without hybrid banks {pct(mean(hp) - 1, 1, True) if hp else 'n/a'}"])
+    tl_base = {k[0]: r for k, r in by.get("tl_base", {}).items()}
+    tl = [tl_base[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("tl", {}).items() if k[0] in tl_base]
+    tl_bro = [tl_base[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("tl_bro", {}).items() if k[0] in tl_base]
+    if tl:
+        rows.append(["IPC, two-level scheduling with VL-SB + RF-BRO", "-5%", pct(mean(tl) - 1, 1, True),
+                     f"{len(tl)} workloads; active pools of 4 warps per scheduler (8 per SM, the paper's group); in "
+                     f"the same campaign VL-SB + RF-BRO under round robin {pct(mean(tl_bro) - 1, 1, True) if tl_bro else 'n/a'}"])
     rows.append(["IPC, FBA-RM", "-7%", pct(fba_ipc - 1, 1, True) if fba_ipc else "not run",
                  f"{n_fba} workloads; slow accesses {pct(share('fba'))}; in the same campaign VL-SB + RF-BRO "
                  f"{pct(fbro_ipc - 1, 1, True) if fbro_ipc else 'n/a'}" if fba_ipc else ""])
@@ -299,6 +331,7 @@ def write(runs, out, missing=(), store=None):
                       "slow accesses, VL-SB + RF-BRO", "slow accesses, FBA-RM", "IPC, VL-SB + RF-BRO",
                       "IPC, FBA-RM"], rows), ""]
 
+    md += twolevel_section(by, wls)
     md += hybrid_section(by, wls)
     md += compaction_section(by, wls)
 
