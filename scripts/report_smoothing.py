@@ -93,7 +93,7 @@ def guardband_section(by, wls):
     rows.append(["**mean**", "", f"{m(ch['plain']) * 100:+.1f}%", f"**{m(ch['both']) * 100:+.1f}%**",
                  f"{m(ch['chip']) * 100:+.1f}%", f"{1 - m(ch['dv']):.3f} V", f"{m(ch['own']) * 100:+.1f}%"])
     rows.append(["*thesis*", "", "", "-11.8%", "", "0.96 V", ""])
-    return [f"## Core energy at a reduced guardband (`regress/smoothing_guardband.json`)", "",
+    return ["## Core energy at a reduced guardband (`regress/smoothing_guardband.json`)", "",
             f"The thesis lowers the supply from 1 V to {GUARDBAND_V} V once smoothing has cut the droop, and reports "
             "the core energy 11.8% lower. The same here: local + global smoothing with the SM logic and the memory "
             f"side at `power.vdd={GUARDBAND_V}` (`both_v096`), and plain at {GUARDBAND_V} V (`plain_v096`) to split the "
