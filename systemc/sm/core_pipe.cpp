@@ -504,7 +504,7 @@ void Core::dispatch() {
       }
       if (rf_hook_) rf_hook_->dispatching(in);  // GR-Guard: operands as the collector read them
       ex_->read_operands(*s.cta, *s.w, in->f);
-      if (rf_hook_) regs_.set_latch(nullptr);  // the hook's operand latch served this one
+      if (rf_hook_) rf_hook_->operands_read(in);
       ex_->execute(*s.cta, *s.w, in->f);
       ++s.dispatch_seq;
       slot = nullptr;

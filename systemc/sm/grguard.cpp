@@ -211,6 +211,8 @@ void GrGuard::dispatching(const Inst* in) {
   }
 }
 
+void GrGuard::operands_read(const Inst* /*in*/) { c_.regs().set_latch(nullptr); }
+
 // A dead-bit read whose release at the lookup could lose data: its patch is
 // fetched after the lookup (kind 2, spill), or an older instruction of the
 // warp has a read of the register (or of its patch) still to come.

@@ -177,6 +177,7 @@ class GrGuard final : public Placement, public RfPathHook {
   void warp_exited(unsigned ws) override;
   void writeback() override;                                   // the writeback stage, with the unit in it
   void dispatching(const Inst* in) override;                   // operands from the collector's copy; deferred deaths
+  void operands_read(const Inst* in) override;                 // the copy served them: the latch closes
   void add_activity(power::RfActivity& a) const;
   config::json stats() const;
 

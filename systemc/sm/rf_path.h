@@ -30,6 +30,7 @@ class RfPathHook {
   virtual void granted(Inst* /*in*/, unsigned /*slot*/) {}          // read `slot` of `in` won its group's port
   virtual bool holds(const Inst* /*in*/) const { return false; }   // dispatch waits while true
   virtual void dispatching(const Inst* /*in*/) {}                 // `in` reads its operands and leaves its collector
+  virtual void operands_read(const Inst* /*in*/) {}               // ... and has read them
   virtual void writeback() = 0;                                    // runs the writeback stage in the SM's place
   virtual void warp_exited(unsigned /*ws*/) {}                     // the warp exited with nothing in flight
   virtual bool wants_cycle() const { return false; }               // keep the SM ticking next cycle
