@@ -16,6 +16,7 @@ using blocks::mask;
 
 namespace {
 constexpr unsigned kSlots = sizeof(Inst::read_group);  // read slots per instruction
+constexpr size_t kWords = 32;  // 32-bit words of a WRG (one per lane), and of a 128-byte spill line
 }  // namespace
 
 uint32_t dead_reads(const ptx::Function& fn, const ptx::Instr& in, const std::vector<uint16_t>& rd_phys,
@@ -53,7 +54,7 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
     throw InputError("grguard.spill_lines=" + std::to_string(lines) + " is fewer than the " +
                      std::to_string(l1_spill_lines_) + " lines of the reserved L1D ways (l1d.sets x grguard.spill_ways)");
   p_.l1_lines = lines ? lines : l1_spill_lines_;
-  extra_lines_.assign(size_t(p_.l1_lines - l1_spill_lines_) * 32, 0);
+  extra_lines_.assign(size_t(p_.l1_lines - l1_spill_lines_) * kWords, 0);
   p_.occupied_entries = cfg.get(kGrGuardOccupiedMove) == "entries";
   p_.per_group_select = cfg.get(kGrGuardSelections) == "per_group";
   reverse_rows_ = cfg.get(kGrGuardPatchOrder) == "unused_first";
@@ -80,7 +81,7 @@ GrGuard::GrGuard(Core& core, const config::Config& cfg) : c_(core) {
   held_.assign(p_.num_wrg(), 0);
   for (unsigned k = 1; k < 3; ++k) oc_base_[k] = oc_base_[k - 1] + unsigned(c_.collectors(k - 1).size());
   const size_t slots = size_t(oc_base_[2] + c_.collectors(2).size()) * kSlots;
-  copies_.assign(slots * 32, 0);
+  copies_.assign(slots * kWords, 0);
   xreads_.assign(slots, XRead{});
   false_dead_ = uint64_t(cfg.get(kGrGuardDebugFalseDead));
   dead_all_ = cfg.get(kGrGuardDeadBits) == "all";
@@ -175,7 +176,7 @@ void GrGuard::granted(Inst* in, unsigned slot) {
 size_t GrGuard::slot_index(const Inst* in, unsigned slot) const {
   return (size_t(oc_base_[Core::pool_of(*in->op)]) + unsigned(in->oc)) * kSlots + slot;
 }
-uint32_t* GrGuard::copy_of(const Inst* in, unsigned slot) { return copies_.data() + slot_index(in, slot) * 32; }
+uint32_t* GrGuard::copy_of(const Inst* in, unsigned slot) { return copies_.data() + slot_index(in, slot) * kWords; }
 GrGuard::XRead& GrGuard::xread(const Inst* in, unsigned slot) { return xreads_[slot_index(in, slot)]; }
 
 const uint32_t* GrGuard::patch_words(uint32_t tgt) const {
@@ -247,7 +248,7 @@ Moved GrGuard::moved(unsigned g, unsigned row) const {
 
 uint32_t* GrGuard::spill_data(uint32_t line) const {
   if (line < l1_spill_lines_) return c_.l1d().spill_line(line);
-  return extra_lines_.data() + size_t(line - l1_spill_lines_) * 32;
+  return extra_lines_.data() + size_t(line - l1_spill_lines_) * kWords;
 }
 
 uint32_t GrGuard::held(unsigned g, unsigned row) const { return held_[size_t(g) * p_.rows + urow(row)]; }
