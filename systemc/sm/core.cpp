@@ -29,8 +29,12 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   shared_cap_ = uint64_t(cfg.get(kSharedBytes));
   nsched_ = unsigned(cfg.get(kSchedulers));
   std::string p = cfg.get(kScheduler);
-  policy_ = p == "lrr" ? Policy::lrr : p == "two_level" ? Policy::two_level : Policy::gto;
+  policy_ = p == "lrr"         ? Policy::lrr
+            : p == "two_level"   ? Policy::two_level
+            : p == "fetch_group" ? Policy::fetch_group
+                                 : Policy::gto;
   two_level_active_ = unsigned(cfg.get(kTwoLevelActive));
+  group_warps_ = unsigned(cfg.get(kFetchGroupWarps));
   ib_entries_ = unsigned(cfg.get(kIbufferEntries));
   fetch_lat_ = unsigned(cfg.get(kFetchLatency));
   if (cfg.get(kIcacheEnable))

@@ -139,6 +139,7 @@ struct Scheduler {
   std::vector<unsigned> order;  // its warp slots, by age
   int last = -1;                // last issued warp slot
   std::vector<unsigned> active, pending;  // two_level pools
+  unsigned group = 0;                     // fetch_group: the group with priority
 };
 
 class Core final : public SmCore {
@@ -270,8 +271,8 @@ class Core final : public SmCore {
   // Issue in two steps: select_issue() lets every scheduler pick (nothing
   // changes but the check() caches; later schedulers see the collectors the
   // earlier picks take), then issue() issues the picks, as many as the
-  // throttles allow. select() is one scheduler's pick, demote() two_level's
-  // pool update after it.
+  // throttles allow. select() is one scheduler's pick; demote() (two_level)
+  // and pass_group() (fetch_group) update its priorities after it.
   struct Pick {
     Stall r = kIdle;
     unsigned ws = 0;
@@ -281,6 +282,7 @@ class Core final : public SmCore {
   void select_issue();
   Stall select(Scheduler& s, Pick& p);
   void demote(Scheduler& s);
+  void pass_group(Scheduler& s);
   void publish(uint64_t skipped);
   bool find_banked_row(const Inst* in, unsigned i, bool write, unsigned& row) const;
   void rf_read_granted(const Inst* in, unsigned i);  // tells the RF access observers
@@ -290,9 +292,10 @@ class Core final : public SmCore {
   // config
   unsigned id_;
   MemPort& port_;
-  unsigned max_threads_, max_ctas_, max_warps_, nsched_, ib_entries_, fetch_lat_, two_level_active_;
+  unsigned max_threads_, max_ctas_, max_warps_, nsched_, ib_entries_, fetch_lat_, two_level_active_,
+      group_warps_;
   uint64_t shared_cap_;
-  enum class Policy { lrr, gto, two_level } policy_;
+  enum class Policy { lrr, gto, two_level, fetch_group } policy_;
   unsigned oc_count_[3];        // sp(+dp), sfu, mem
   unsigned sp_units_, sfu_units_;
   bool release_waits_, l1_global_;

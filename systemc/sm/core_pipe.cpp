@@ -273,8 +273,46 @@ Stall Core::select(Scheduler& sc, Pick& p) {
       for (size_t i = 0; !done && i < n; ++i) done = try_ws(v[(start + i) % n]);
       break;
     }
+    case Policy::fetch_group: {  // LRR within a group; groups tried from the one with priority on
+      const size_t n = sc.order.size();
+      size_t start = 0;
+      if (sc.last >= 0) {
+        auto it = std::find(sc.order.begin(), sc.order.end(), unsigned(sc.last));
+        if (it != sc.order.end()) start = size_t(it - sc.order.begin()) + 1;
+      }
+      const unsigned groups = (max_warps_ + group_warps_ - 1) / group_warps_;
+      for (unsigned k = 0; !done && k < groups; ++k) {
+        const unsigned g = (sc.group + k) % groups;
+        for (size_t i = 0; !done && i < n; ++i) {
+          const unsigned ws = sc.order[(start + i) % n];
+          if (ws / group_warps_ == g) done = try_ws(ws);
+        }
+      }
+      break;
+    }
   }
   return done ? kIssued : worst;
+}
+
+// fetch_group: the group with priority keeps it while one of its warps can
+// still issue soon (a short wait); once each waits on memory or a barrier or
+// has exited, the next group of this scheduler that has a warp takes it.
+void Core::pass_group(Scheduler& sc) {
+  const StaticOp* op = nullptr;
+  bool has_next = false;
+  unsigned next = 0, best = ~0u;
+  const unsigned groups = (max_warps_ + group_warps_ - 1) / group_warps_;
+  for (unsigned ws : sc.order) {
+    const unsigned g = ws / group_warps_;
+    if (g == sc.group) {
+      const Stall r = check(ws, op);
+      if (!warps_[ws].w->done && r != kMemory && r != kBarrier) return;
+    } else {
+      const unsigned d = (g + groups - sc.group) % groups;  // how far after the current group
+      if (d < best) best = d, next = g, has_next = true;
+    }
+  }
+  if (has_next) sc.group = next;
 }
 
 // two_level: demote active warps that finished or wait on memory or a
@@ -329,6 +367,7 @@ void Core::issue() {
       ++deferred;
     }
     if (policy_ == Policy::two_level) demote(sc);
+    if (policy_ == Policy::fetch_group) pass_group(sc);
     ++st_.stall[r];
     if (r == kIssued || r == kThrottled) busy_ = true;
     if (r != kIssued) last_stall_ = r;

@@ -28,12 +28,18 @@ inline const Key<int64_t> kSchedulers{"sm.schedulers", 2, "schedulers",
                                       "warp schedulers per SM; scheduler s owns warp slots w with w % n == s "
                                       "(Fermi: odd/even warps)", 1, 8};
 inline const Key<std::string> kScheduler{"sm.scheduler", "gto", "",
-                                         "warp scheduling policy: loose round robin, greedy-then-oldest, or "
-                                         "two-level (active pool, LRR inside, demote on a long-latency wait)",
-                                         std::vector<std::string>{"lrr", "gto", "two_level"}};
+                                         "warp scheduling policy: loose round robin, greedy-then-oldest, "
+                                         "two-level (active pool, LRR inside, demote on a long-latency wait; "
+                                         "Gebhart et al., ISCA 2011) or fetch groups (Narasiman et al., MICRO 2011)",
+                                         std::vector<std::string>{"lrr", "gto", "two_level", "fetch_group"}};
 inline const Key<int64_t> kTwoLevelActive{"sm.two_level_active", 6, "warps",
                                           "two_level: warps in each scheduler's active pool (GPGPU-Sim "
                                           "two_level_active:6)", 1, 64};
+inline const Key<int64_t> kFetchGroupWarps{"sm.fetch_group_warps", 8, "warps",
+                                           "fetch_group: warps per fetch group of the SM (warp slot / n); LRR "
+                                           "inside the group with priority, which passes to the next group once "
+                                           "each of its warps waits on memory or a barrier or has exited "
+                                           "(the PV paper's group of 8)", 1, 64};
 inline const Key<int64_t> kIbufferEntries{"sm.ibuffer_entries", 2, "instructions",
                                           "instruction buffer entries per warp, refilled by one fetch "
                                           "(GPGPU-Sim GTX480)", 1, 16};

@@ -42,10 +42,11 @@ WAIT:
 
 // 4 warps of 8 independent movs on one scheduler, with instruction buffers
 // that hold them all: GTO keeps issuing the oldest warp, LRR rotates.
-std::vector<unsigned> issue_order(const std::string& policy) {
+std::vector<unsigned> issue_order(const std::string& policy, const std::string& extra = "") {
   TRig r;
   r.cfg.set("sm.schedulers=1");
   r.cfg.set("sm.scheduler=" + policy);
+  if (!extra.empty()) r.cfg.set(extra);
   r.cfg.set("sm.ibuffer_entries=16");
   std::string body;
   for (int i = 1; i <= 8; ++i) body += "  mov.u32 %r" + std::to_string(i) + ", " + std::to_string(i) + ";\n";
@@ -68,6 +69,71 @@ TEST(SmBehaviour, SchedulerOrderLrrVersusGto) {
   ASSERT_EQ(lrr.size(), 4u * 18);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(gto[size_t(i)], 0u) << i;  // greedy on the oldest
   for (int i = 0; i < 16; ++i) EXPECT_EQ(lrr[size_t(i)], unsigned(i % 4)) << i;  // round robin
+}
+
+// Fetch groups of 2: warps 0 and 1 take turns over their 8 movs while warps
+// 2 and 3 wait (they fill in only when both are stalled on the add chain),
+// and group 0 finishes first.
+TEST(SmBehaviour, SchedulerOrderFetchGroups) {
+  std::vector<unsigned> fg = issue_order("fetch_group", "sm.fetch_group_warps=2");
+  ASSERT_EQ(fg.size(), 4u * 18);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(fg[size_t(i)], unsigned(i % 2)) << i;
+  std::vector<size_t> last(4, 0);
+  for (size_t i = 0; i < fg.size(); ++i) last[fg[i]] = i;
+  EXPECT_LT(std::max(last[0], last[1]), std::min(last[2], last[3]));
+  // A group of all 4 warps is plain round robin.
+  EXPECT_EQ(issue_order("fetch_group", "sm.fetch_group_warps=4"), issue_order("lrr"));
+}
+
+// Warps 0-1 (group 0) load and wait on the load; warps 2-3 (group 1) skip
+// it; then every warp runs 600 independent movs. Priority passes to group 1
+// when group 0 waits on memory and stays with it while it can issue (group 0
+// fills its bubbles only), so group 1 finishes its movs first though group 0
+// started first and its load returned long before.
+TEST(SmBehaviour, FetchGroupPriorityPassesOnAMemoryWait) {
+  TRig r;
+  r.cfg.set("sm.schedulers=1");
+  r.cfg.set("sm.scheduler=fetch_group");
+  r.cfg.set("sm.fetch_group_warps=2");
+  r.cfg.set("sm.ibuffer_entries=16");
+  std::string movs;
+  for (int i = 0; i < 600; ++i) movs += "  mov.u32 %r" + std::to_string(11 + i % 8) + ", " + std::to_string(i) + ";\n";
+  r.load(std::string(kHead) + R"(
+.visible .entry k(.param .u64 in, .param .u64 out) {
+  .reg .pred %p<2>; .reg .b32 %r<20>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r10, %tid.x;
+  mul.wide.u32 %rd3, %r10, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  mov.u32 %r1, 7;
+  setp.lt.u32 %p1, %r10, 64;
+  @!%p1 bra MOVS;
+  ld.global.u32 %r9, [%rd4];
+  add.u32 %r1, %r1, %r9;
+MOVS:
+)" + movs + R"(
+  add.u32 %r1, %r1, %r11;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r1;
+  ret;
+})");
+  std::vector<uint32_t> in(128);
+  for (uint32_t t = 0; t < 128; ++t) in[t] = t;
+  uint64_t din = r.upload(in), dout = r.upload(std::vector<uint32_t>(128, 0));
+  std::vector<Core::IssueRecord> trace;
+  r.before_cycle = [&](uint64_t) { r.sm->set_issue_trace(&trace); };
+  r.run_timing("k", {1, 1, 1}, {128, 1, 1}, {din, dout});
+  auto got = r.download<uint32_t>(dout, 128);
+  for (uint32_t t = 0; t < 128; ++t) EXPECT_EQ(got[t], 599 + (t < 64 ? t : 0)) << t;
+  // pcs: 9 the add waiting on the load, 10-609 the movs.
+  uint64_t add0 = 0, last_mov[2] = {0, 0};
+  for (auto& t : trace) {
+    if (t.ws == 0 && t.pc == 9) add0 = t.cycle;
+    if (t.pc >= 10 && t.pc < 610) last_mov[t.ws / 2] = std::max(last_mov[t.ws / 2], t.cycle);
+  }
+  EXPECT_LT(add0, last_mov[1]);  // group 0 was ready again before group 1 finished
+  EXPECT_LT(last_mov[1], last_mov[0]);
 }
 
 // if (tid < limit) A adds else B adds; then join. A divergent warp runs both

@@ -45,6 +45,7 @@ const std::vector<std::vector<std::string>> kConfigs = {
     {},                                                                  // GTX480: 32 x 256 x 128 b, GTO
     {"rf.num_banks=16", "rf.entries_per_bank=64", "rf.entry_bits=1024", "sm.scheduler=lrr"},  // PV/NBTI RF
     {"sm.scheduler=two_level", "sm.schedulers=1", "l1d.mshrs=2", "sm.miss_queue=1"},
+    {"sm.scheduler=fetch_group", "sm.fetch_group_warps=2"},
 };
 
 class SmExact : public ::testing::TestWithParam<int> {
