@@ -117,28 +117,65 @@ def aging_section(ag, ipc):
     return md
 
 
-def twolevel_section(by, wls):
-    """regress/rf_variation_twolevel.json: two-level scheduling with VL-SB + RF-BRO (the paper's -5%), and the
-    scheduler alone, each against the same campaign's no-BOT round-robin runs."""
-    sets = {g: {k[0]: r for k, r in by.get(g, {}).items()} for g in ("tl_base", "tl_bro", "tl", "tl_nobot")}
-    b = sets["tl_base"]
-    keys = [w for w in wls if w in b and all(w in sets[g] for g in ("tl_bro", "tl", "tl_nobot"))]
+def sched_rows(by, wls, pre, sched):
+    """Per-workload IPC of VL-SB + RF-BRO under round robin, a scheduler alone and the two together, against
+    the same campaign's no-BOT round-robin runs (`{pre}_base`, `{pre}_bro`, `{sched}_nobot`, `{sched}`)."""
+    names = (pre + "_bro", sched + "_nobot", sched)
+    sets = {g: {k[0]: r for k, r in by.get(g, {}).items()} for g in (pre + "_base",) + names}
+    b = sets[pre + "_base"]
+    keys = [w for w in wls if w in b and all(w in sets[g] for g in names)]
     if not keys:
         return []
     ipc = lambda g, w: b[w]["gpu_sim_cycle"] / cycles(sets[g][w])
-    rows = [[w] + [pct(ipc(g, w) - 1, 1, True) for g in ("tl_bro", "tl_nobot", "tl")]
-            + [pct(ipc("tl", w) / ipc("tl_nobot", w) - 1, 1, True)] for w in keys]
-    rows.append(["mean"] + [pct(mean([ipc(g, w) for w in keys]) - 1, 1, True) for g in ("tl_bro", "tl_nobot", "tl")]
-                + [pct(mean([ipc("tl", w) / ipc("tl_nobot", w) for w in keys]) - 1, 1, True)])
-    rows.append(["paper", "-9%", "(not stated)", "-5%", ""])
-    return ["## Two-level scheduling with VL-SB + RF-BRO (`regress/rf_variation_twolevel.json`, chip 1, 1:1)", "",
-            "The paper's Fig. 11 runs VL-SB + RF-BRO under two-level scheduling (Narasiman et al., groups of 8 warps) "
-            "as a point of comparison for FWAS. relgpu's `two_level` is GPGPU-Sim's active-pool scheduler (a pool "
-            "per scheduler, demoted on a long-latency wait); 4 warps per pool and 2 schedulers make the paper's 8 "
-            "warps per SM. IPC against the same campaign's no-BOT runs under round robin; the last column is "
-            "what the slow sub-banks cost under two-level, against two-level alone.", "",
-            table(["workload", "VL-SB + RF-BRO (round robin)", "two-level alone (no BOT)",
-                   "VL-SB + RF-BRO, two-level", "slow sub-banks under two-level"], rows), ""]
+    rows = [[w] + [pct(ipc(g, w) - 1, 1, True) for g in names]
+            + [pct(ipc(sched, w) / ipc(names[1], w) - 1, 1, True)] for w in keys]
+    rows.append(["mean"] + [pct(mean([ipc(g, w) for w in keys]) - 1, 1, True) for g in names]
+                + [pct(mean([ipc(sched, w) / ipc(names[1], w) for w in keys]) - 1, 1, True)])
+    return rows
+
+
+def twolevel_section(by, wls):
+    """regress/rf_variation_fetchgroup.json and _twolevel.json: two-level scheduling with VL-SB + RF-BRO (the
+    paper's -5%) under fetch groups (the paper's scheduler) and under GPGPU-Sim's active pools."""
+    head = ["workload", "VL-SB + RF-BRO (round robin)", "{} alone (no BOT)", "VL-SB + RF-BRO, {}",
+            "slow sub-banks under {}"]
+    md = []
+    fg = sched_rows(by, wls, "fg", "fg")
+    if fg:
+        fg.append(["paper", "-9%", "(not stated)", "-5%", ""])
+        md += ["## Two-level scheduling with VL-SB + RF-BRO (`regress/rf_variation_fetchgroup.json`, chip 1, 1:1)", "",
+               "The paper's Fig. 11 runs VL-SB + RF-BRO under two-level scheduling (Narasiman et al., MICRO 2011: "
+               "fetch groups of 8 warps) as a point of comparison for FWAS. `sm.scheduler=fetch_group` is that "
+               "scheduler: warp slots 0-7, 8-15, ... form the groups; the group with priority issues in round robin "
+               "and a lower group issues only in a cycle where it cannot; priority passes to the next group once "
+               "each warp of the group waits on memory or a barrier or has exited. IPC against the same campaign's "
+               "no-BOT runs under round robin; the last column is what the slow sub-banks cost under fetch groups, "
+               "against fetch groups alone.", "",
+               table([h.format("fetch groups of 8") for h in head], fg), ""]
+        rows = []
+        for n in (4, 8, 16):
+            r = sched_rows(by, wls, "fg", "fg" if n == 8 else f"fg{n}")
+            if r:
+                rows.append([str(n)] + r[-1][1:])
+        oc = sched_rows(by, wls, "fg_oc_min", "fg_oc_min")
+        if oc:
+            rows.append(["8, one operand collector of each kind"] + oc[-1][1:])
+        if len(rows) > 1:
+            md += ["Group size (the paper's is 8) and latency exposure (`fg_oc_min*`: one SP, one SFU and one LD/ST "
+                   "operand collector, as `oc_min` in the latency table, each against the no-BOT round-robin run with "
+                   "the same collectors); means over the same workloads:", "",
+                   table(["warps per group", "VL-SB + RF-BRO (round robin)", "fetch groups alone",
+                          "VL-SB + RF-BRO, fetch groups", "slow sub-banks under fetch groups"], rows), ""]
+    tl = sched_rows(by, wls, "tl", "tl")
+    if tl:
+        tl.append(["paper", "-9%", "(not stated)", "-5%", ""])
+        md += ["## Two-level scheduling as an active pool (`regress/rf_variation_twolevel.json`, chip 1, 1:1)", "",
+               "The other two-level scheduler, not the paper's for this figure: relgpu's `two_level` is "
+               "GPGPU-Sim's active-pool scheduler (Gebhart et al., the one the GR-Guard and LoSCache chapters "
+               "use; a pool per scheduler, demoted on a long-latency wait; only pool warps may issue); 4 warps per "
+               "pool and 2 schedulers make 8 warps per SM.", "",
+               table([h.format("two-level") for h in head], tl), ""]
+    return md
 
 
 def write(runs, out, missing=(), store=None):
@@ -173,7 +210,7 @@ def write(runs, out, missing=(), store=None):
     md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
                                                "rf_variation_fba", "rf_variation_hybrid",
                                                "rf_variation_compaction", "rf_variation_latency",
-                                               "rf_variation_twolevel"]) + [""]
+                                               "rf_variation_twolevel", "rf_variation_fetchgroup"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 
@@ -213,13 +250,15 @@ def write(runs, out, missing=(), store=None):
         rows.append(["IPC, PV-opt with hybrid banks", "+1%", pct(mean(hy) - 1, 1, True),
                      f"{len(hy)} workloads; {'with' if pre == 'cmp_' else 'without'} lane compaction; in the same "
                      f"campaign PV-opt without hybrid banks {pct(mean(hp) - 1, 1, True) if hp else 'n/a'}"])
-    tl_base = {k[0]: r for k, r in by.get("tl_base", {}).items()}
-    tl = [tl_base[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("tl", {}).items() if k[0] in tl_base]
-    tl_bro = [tl_base[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get("tl_bro", {}).items() if k[0] in tl_base]
-    if tl:
-        rows.append(["IPC, two-level scheduling with VL-SB + RF-BRO", "-5%", pct(mean(tl) - 1, 1, True),
-                     f"{len(tl)} workloads; active pools of 4 warps per scheduler (8 per SM, the paper's group); in "
-                     f"the same campaign VL-SB + RF-BRO under round robin {pct(mean(tl_bro) - 1, 1, True) if tl_bro else 'n/a'}"])
+    for pre, sched, what in (("fg", "fg", "fetch groups of 8 warps (the paper's scheduler)"),
+                             ("tl", "tl", "active pools of 4 warps per scheduler (8 per SM)")):
+        sb = {k[0]: r for k, r in by.get(pre + "_base", {}).items()}
+        x = [sb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get(sched, {}).items() if k[0] in sb]
+        xb = [sb[k[0]]["gpu_sim_cycle"] / cycles(r) for k, r in by.get(pre + "_bro", {}).items() if k[0] in sb]
+        if x:
+            rows.append([f"IPC, two-level scheduling with VL-SB + RF-BRO: {what}", "-5%", pct(mean(x) - 1, 1, True),
+                         f"{len(x)} workloads; in the same campaign VL-SB + RF-BRO under round robin "
+                         f"{pct(mean(xb) - 1, 1, True) if xb else 'n/a'}"])
     rows.append(["IPC, FBA-RM", "-7%", pct(fba_ipc - 1, 1, True) if fba_ipc else "not run",
                  f"{n_fba} workloads; slow accesses {pct(share('fba'))}; in the same campaign VL-SB + RF-BRO "
                  f"{pct(fbro_ipc - 1, 1, True) if fbro_ipc else 'n/a'}" if fba_ipc else ""])
