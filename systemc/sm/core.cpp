@@ -10,6 +10,8 @@
 #include "ptx/analysis.h"
 #include "reliability/keys.h"
 #include "reliability/rf_delay.h"
+#include "sm/droop_unit.h"
+#include "sm/loscache_unit.h"
 
 namespace relgpu::sm {
 
@@ -127,7 +129,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     if (bot_ || cfg.get(kGrGuardEnable))
       throw InputError("smoothing.local.enable cannot be combined with bot.enable or grguard.enable (they own the "
                        "RF arbitration the predictor counts and defers)");
-    droop_ = std::make_unique<DroopUnit>(id_, cfg);
+    gate_ = std::make_unique<DroopUnit>(id_, cfg);
   }
   if (cfg.get(kDeadTime)) {  // register dead time (sm/dead_time.h): stats only
     std::vector<DeadTime::Named> overlays;
@@ -185,11 +187,11 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
     bot_->plan_launch(ctx_, regs_);  // hybrid banks
     bot_->begin_launch();
   }
-  if (droop_) droop_->begin_launch();  // the first launch writes its CSRs
+  if (gate_) gate_->begin_launch();  // the droop predictor's first launch writes its CSRs
   hold_until_ = held_cycles_ = 0;
   finished_ = 0;
   started_ = false;
-  if (los_) los_->begin_launch();  // LoSCache
+  if (ldst_) ldst_->begin_launch();  // sm/ldst_hook.h
 }
 
 bool Core::can_accept(const CtaShape& s) const {
@@ -211,7 +213,7 @@ void Core::add_cta(const uint32_t ctaid[3]) {
   c.threads = ctx_.block.x * ctx_.block.y * ctx_.block.z;
   c.shared = c.cta.shared.size();
   c.warps.clear();
-  if (los_) los_->cta_added(cs);  // LoSCache: the predictor CTA
+  if (ldst_) ldst_->cta_added(cs);  // LoSCache: the predictor CTA
   ++live_ctas_;
   threads_used_ += c.threads;
   shared_used_ += c.shared;
@@ -282,7 +284,7 @@ void Core::cta_check(unsigned cs) {
         sc.pending.erase(sc.pending.begin());
       }
   c.live = false;
-  if (los_) los_->cta_finished(cs);  // LoSCache: predictor_done_i
+  if (ldst_) ldst_->cta_finished(cs);  // LoSCache: predictor_done_i
   --live_ctas_;
   threads_used_ -= c.threads;
   shared_used_ -= c.shared;
@@ -298,7 +300,7 @@ unsigned Core::take_finished() {
 bool Core::idle() const {
   return live_ctas_ == 0 && inflight_total_ == 0 && stores_total_ == 0 && outq_.empty() && resp_.empty() &&
          (!icache_ || !icache_->any_pending()) && (!ccache_ || !ccache_->any_pending()) &&
-         (!los_ || !los_->queries_outstanding());  // LoSCache count queries in flight
+         (!ldst_ || !ldst_->outstanding());  // LoSCache count queries in flight
 }
 
 void Core::on_response(std::unique_ptr<LineRequest> r) {
@@ -341,8 +343,8 @@ void Core::cycle(uint64_t now) {
   writeback();
   ldst();
   dispatch();
-  if (droop_) droop_gate();  // picks, then the droop predictor (core_smoothing.cpp)
-  if (!rf_throttled_) operand_read();
+  if (gate_) gate_issue();  // picks, then the issue gate (core_smoothing.cpp)
+  if (limit_.rf_reads) operand_read();
   issue();
   fetch();
   send();
@@ -476,9 +478,9 @@ config::json Core::stats() const {
   j["energy"] = rf_energy_->stats(a, gr_ != nullptr);
   if (gr_) j["grguard"] = gr_->stats();
   if (dead_) j["dead_time"] = dead_->stats();
-  if (los_) j["loscache"] = los_->stats();  // LoSCache
+  if (ldst_) j[ldst_->stats_key()] = ldst_->stats();  // sm/ldst_hook.h
   if (bot_) j["bot"] = bot_->stats();
-  if (droop_) j["droop"] = droop_->stats();  // sm/droop_unit.h
+  if (gate_) j[gate_->stats_key()] = gate_->stats();  // sm/issue_gate.h
   if (sink_) j["held_cycles"] = held_cycles_;  // the global smoother's hold
   if (config::json a = rows_.stats(); !a.is_null()) j["argo"] = std::move(a);  // sm/argo.h
   return j;
@@ -486,7 +488,7 @@ config::json Core::stats() const {
 
 std::unique_ptr<SmCore> make_sm(unsigned sm_id, const config::Config& cfg, MemPort& port) {
   auto c = std::make_unique<Core>(sm_id, cfg, port);
-  if (cfg.get(mem::kLoscacheEnable)) c->attach_loscache(cfg);  // LoSCache (sm/loscache_unit.h)
+  if (cfg.get(mem::kLoscacheEnable)) c->attach_ldst_hook(std::make_unique<LoscacheUnit>(sm_id, cfg));
   return c;
 }
 

@@ -35,20 +35,21 @@
 #include "sm/bot_path.h"
 #include "sm/bot_unit.h"
 #include "sm/dead_time.h"
-#include "sm/droop_unit.h"
 #include "sm/grguard.h"
+#include "sm/issue_gate.h"
 #include "sm/ro_cache.h"
 #include "sm/keys.h"
 #include "sm/l1d.h"
-#include "sm/loscache_unit.h"
+#include "sm/ldst_hook.h"
 #include "sm/regfile.h"
 #include "sm/sm_core.h"
 
 namespace relgpu::sm {
 
 enum class Unit : uint8_t { sp, dp, sfu, mem };
-// kThrottled: the droop predictor deferred a ready instruction; kHeld: the
-// global smoother holds the SM's issue (sm/droop_unit.h, core_smoothing.cpp).
+// kThrottled: the issue gate (the droop predictor) deferred a ready
+// instruction; kHeld: the global smoother holds the SM's issue
+// (sm/issue_gate.h, core_smoothing.cpp).
 enum Stall : uint8_t { kIssued, kScoreboard, kStructural, kMemory, kBarrier, kIdle, kThrottled, kHeld, kStallCount };
 
 // Per decoded instruction, computed once per function.
@@ -94,7 +95,7 @@ struct Inst {
   GrInst gr;                   // GR-Guard (sm/grguard.h)
   uint64_t opnd_ready = 0;     // BOT: a slow sub-bank read delivers its operand then
   uint64_t bot_wb = 0;         // BOT: write granted, completes in that cycle (0: not yet)
-  LoscacheUnit::Tag los;       // LoSCache: what its L2 requests carry (sm/loscache_unit.h)
+  LdstHook::Tag ldst_tag;      // what its L2 requests carry (sm/ldst_hook.h: LoSCache)
 };
 
 struct WarpSlot {
@@ -168,10 +169,8 @@ class Core final : public SmCore {
   SmRegs& regs() { return regs_; }
   const RowAllocator& row_allocator() const { return rows_; }
   L1D& l1d() { return l1_; }
-  // ---- LoSCache (sm/loscache_unit.h) ----
-  void attach_loscache(const config::Config& cfg);  // make_sm, when loscache.enable
-  const LoscacheUnit* loscache() const { return los_.get(); }
-  // ---- end LoSCache ----
+  // The LD/ST hook (sm/ldst_hook.h): LoSCache's table, attached by make_sm.
+  void attach_ldst_hook(std::unique_ptr<LdstHook> h) { ldst_ = std::move(h); }
   double rf_fmax_mhz() const override { return rf_energy_->fmax_mhz(); }
   double rf_vdd() const override { return rf_faults()->vdd(); }
   unsigned rf_entry_bits() const override { return rf_.entry_bits(); }
@@ -184,8 +183,8 @@ class Core final : public SmCore {
     return w ? w->valid & ~w->exited : 0;
   }
   const reliability::RfFaults* rf_faults() const { return &chip_->rf_faults(id_); }  // never null; empty = fault free
-  // ---- Voltage smoothing (sm/droop_unit.h, core_smoothing.cpp) ----
-  const DroopUnit* droop() const { return droop_.get(); }  // null when smoothing.local.enable is false
+  // ---- Voltage smoothing (sm/issue_gate.h, core_smoothing.cpp) ----
+  const IssueGate* issue_gate() const { return gate_.get(); }  // the droop predictor, or null
   // Warps resident, not finished and not waiting on an instruction fetch or
   // a memory result (the global smoother's "active" warps).
   unsigned smoother_active_warps() const;
@@ -367,15 +366,15 @@ class Core final : public SmCore {
   // first, round-robin from the last issued warp (core_pipe.cpp).
   bool fast_first_pick(Scheduler& sc, Pick& p);
 
-  // ---- Voltage smoothing (sm/droop_unit.h, core_smoothing.cpp) ----
+  // ---- Voltage smoothing (sm/issue_gate.h, core_smoothing.cpp) ----
   std::vector<Pick> picks_;            // this cycle's picks, one per scheduler
-  std::unique_ptr<DroopUnit> droop_;   // null when smoothing.local.enable is false
-  bool rf_throttled_ = false, dispatch_throttled_ = false;  // this cycle
+  std::unique_ptr<IssueGate> gate_;    // the droop predictor (smoothing.local.enable), or null
+  IssueGate::Limit limit_;             // the gate's limits this cycle
   ActiveWarpSink* sink_ = nullptr;     // the global smoother, if any
   unsigned report_period_ = 0;
   uint64_t hold_until_ = 0;            // no issue before this cycle
   uint64_t held_cycles_ = 0;           // per launch: cycles with a pick the hold kept back
-  void droop_gate();                   // after dispatch(): picks, predicts, sets the throttles
+  void gate_issue();                   // after dispatch(): picks, then the gate's limits
   unsigned planned_reads() const;      // the 1024-bit reads operand_read() would grant
   bool waits_memory(const WarpSlot& s) const;
   void report_skipped(uint64_t now);   // start of a cycle: report boundaries skipped over
@@ -389,11 +388,11 @@ class Core final : public SmCore {
   std::vector<std::shared_ptr<const reliability::Chip>> dead_chips_;  // grguard.deadtime_fault_rates maps
   // ---- end register dead time ----
 
-  // ---- LoSCache (sm/loscache_unit.h) ----
-  std::unique_ptr<LoscacheUnit> los_;  // null when loscache.enable is false
-  void los_cycle(Inst* starting);
-  void los_tag(LineRequest& r, const Inst* in) const;
-  // ---- end LoSCache ----
+  // ---- The LD/ST hook (sm/ldst_hook.h, core_ldst.cpp) ----
+  std::unique_ptr<LdstHook> ldst_;  // LoSCache's table (loscache.enable), or null
+  void ldst_hook_cycle(Inst* starting);
+  void tag_request(LineRequest& r, const Inst* in) const;
+  // ---- end LD/ST hook ----
 
   // stats (per launch)
   struct Stats {

@@ -217,7 +217,7 @@ bool Core::ldst_line(Inst* in) {
     ++st_.l1_access, ++st_.l1_miss, ++act_.l1_accesses, ++act_.l1_misses;
     auto r = new_request(Req::load, line, in->ws, in);
     r->not_before = now_ + l1_hit_;  // the miss is known after the L1 access
-    los_tag(*r, in);
+    tag_request(*r, in);
     reqs_[r->ext.id].mshr = m;
     l1_.mshr(m).waiters.push_back(in);
     ++in->pending;
@@ -236,7 +236,7 @@ bool Core::ldst_line(Inst* in) {
     }
     outq_.push_back(new_request(Req::bypass, line, in->ws, in));
     outq_.back()->ext.sectors = lo <= hi ? segment_sectors(lo, hi) : 1;
-    los_tag(*outq_.back(), in);
+    tag_request(*outq_.back(), in);
     ++in->pending;
     return true;
   }
@@ -246,7 +246,7 @@ bool Core::ldst_line(Inst* in) {
   if (xk == XK::st) {
     auto r = new_request(Req::store, line, in->ws, in);
     r->not_before = now_ + l1_hit_;  // write-through: the store passes the L1 first
-    los_tag(*r, in);
+    tag_request(*r, in);
     ex_->store_to_line(f, in->gmask, line, r->data, r->byte_enable);
     r->ext.sectors = enabled_sectors(r->byte_enable);
     outq_.push_back(std::move(r));
@@ -269,7 +269,7 @@ bool Core::ldst_line(Inst* in) {
   }
   for (auto& lanes : groups_) {
     auto r = new_request(Req::atomic, line, in->ws, ret ? in : nullptr);
-    los_tag(*r, in);
+    tag_request(*r, in);
     unsigned lo = kLineBytes, hi = 0;
     for (const mem::AtomLane& a : lanes) lo = std::min<unsigned>(lo, a.offset), hi = std::max<unsigned>(hi, a.offset + a.bytes - 1);
     r->ext.sectors = lo <= hi ? segment_sectors(lo, hi) : 1;
@@ -285,7 +285,7 @@ bool Core::ldst_line(Inst* in) {
 void Core::ldst() {
   Inst* starting = !ldq_.empty() && !ldq_.front()->ldst_started ? ldq_.front() : nullptr;
   if (starting) start_ldst(starting);
-  if (los_) los_cycle(starting);
+  if (ldst_) ldst_hook_cycle(starting);
   if (ldq_.empty()) return;
   busy_ = true;
   Inst* in = ldq_.front();
@@ -324,7 +324,7 @@ void Core::responses() {
     Req q = reqs_.at(id);
     reqs_[id].kind = Req::free;
     req_free_.push_back(id);
-    if (los_ && r->ext.los_mispredict) los_->mispredicted(r->ext.los_entry);
+    if (ldst_) ldst_->response(r->ext);
     switch (q.kind) {
       case Req::load: {
         L1D::Mshr& m = l1_.mshr(q.mshr);
@@ -348,7 +348,7 @@ void Core::responses() {
         if (s.w && s.w->done) cta_check(s.cta_slot);
         break;
       }
-      case Req::query: los_->query_answered(uint32_t(r->ext.los_entry), r->ext.los_count); break;
+      case Req::query: ldst_->answered(r->ext); break;
       case Req::ifetch: icache_filled(q.mshr); break;
       case Req::cfetch: ccache_filled(q.mshr); break;
       default: throw std::logic_error("sm: response to an unknown request id " + std::to_string(id));
@@ -369,45 +369,40 @@ void Core::send() {
   if (port_.send(outq_.front())) {
     outq_.pop_front();
     ++act_.mem_requests;
-    if (los_ && data) los_->l2_request_sent(los_->is_predictor(warps_[reqs_[req].ws].cta_slot));
+    if (ldst_ && data) ldst_->request_sent(warps_[reqs_[req].ws].cta_slot);
   }
 }
 
-// ---- LoSCache (sm/loscache_unit.h) ----
+// ---- The LD/ST hook (sm/ldst_hook.h) ----
 
-void Core::attach_loscache(const config::Config& cfg) { los_ = std::make_unique<LoscacheUnit>(id_, cfg); }
-
-// The prediction table's cycle: the lookup (and, in the prediction phase,
-// the insert) of the global memory instruction starting in the unit now,
-// and a count query when the table has one and the miss queue has room.
-void Core::los_cycle(Inst* starting) {
-  LoscacheUnit::Op op;
-  const LoscacheUnit::Op* p = nullptr;
+// The hook's cycle: it sees the global memory instruction starting in the
+// unit now (LoSCache: the table's lookup and, while predicting, its insert)
+// and may queue a packet of its own (a count query) when the miss queue has
+// room.
+void Core::ldst_hook_cycle(Inst* starting) {
+  LdstHook::Start st;
+  const LdstHook::Start* p = nullptr;
   if (starting && starting->nlines) {
     const WarpSlot& s = warps_[starting->ws];
-    op.function = s.code;
-    op.pc = starting->f.pc;
-    op.line = starting->lines[0];
-    op.predictor = los_->is_predictor(s.cta_slot);
-    p = &op;
+    st.function = s.code;
+    st.pc = starting->f.pc;
+    st.line = starting->lines[0];
+    st.cta_slot = s.cta_slot;
+    p = &st;
   }
-  LoscacheUnit::Query q;
-  LoscacheUnit::Tag t = los_->cycle(p, outq_.size() < miss_q_, q);
-  if (starting) starting->los = t;
-  if (q.valid) {
-    auto r = new_request(Req::query, q.line, 0, nullptr);
-    r->ext.los_entry = int16_t(q.entry);
+  LdstHook::Packet out;
+  const LdstHook::Tag t = ldst_->cycle(p, outq_.size() < miss_q_, out);
+  if (starting) starting->ldst_tag = t;
+  if (out.valid) {
+    auto r = new_request(Req::query, out.line, 0, nullptr);
+    r->ext.los_entry = out.entry;
     outq_.push_back(std::move(r));
   }
-  if (los_->wants_cycle()) busy_ = true;
+  if (ldst_->wants_cycle()) busy_ = true;
 }
 
-void Core::los_tag(LineRequest& r, const Inst* in) const {
-  if (!los_) return;
-  r.ext.los_pred = in->los.pred;
-  r.ext.los_naive = in->los.naive;
-  r.ext.los_entry = in->los.entry;
-  r.ext.los_predict = in->los.predict;
+void Core::tag_request(LineRequest& r, const Inst* in) const {
+  if (ldst_) in->ldst_tag.apply(r.ext);
 }
 
 }  // namespace relgpu::sm

@@ -249,12 +249,11 @@ Stall Core::select(Scheduler& sc, Pick& p) {
   };
   bool done = false;
   p.fwas = false;
-  // ---- LoSCache: the predictor CTA's warps first (strict priority) while
-  // its SM predicts (sm/loscache_unit.h) ----
-  if (los_ && los_->prioritising())
+  // The LD/ST hook's priority CTA first (LoSCache: the predictor CTA's
+  // warps while its SM predicts; sm/ldst_hook.h).
+  if (ldst_ && ldst_->prioritising())
     for (size_t i = 0; !done && i < sc.order.size(); ++i)
-      if (los_->is_predictor(warps_[sc.order[i]].cta_slot)) done = try_ws(sc.order[i]);
-  // ---- end LoSCache ----
+      if (ldst_->prioritised(warps_[sc.order[i]].cta_slot)) done = try_ws(sc.order[i]);
   if (!done && rf_hook_ && rf_hook_->fast_first()) done = p.fwas = fast_first_pick(sc, p);  // FWAS
   if (!done) switch (policy_) {
     case Policy::gto:
@@ -345,13 +344,13 @@ void Core::select_issue() {
   for (int k = 0; k < 3; ++k) oc_free_[k] += taken[k];
 }
 
-// Issues this cycle's picks (selected here, or by droop_gate() before the
+// Issues this cycle's picks (selected here, or by gate_issue() before the
 // operand reads) in scheduler order: none while the global smoother holds
-// the SM, at most the droop unit's width while it throttles.
+// the SM, at most the issue gate's width.
 void Core::issue() {
-  if (!droop_) select_issue();
+  if (!gate_) select_issue();
   const bool held = now_ < hold_until_;
-  const unsigned width = held ? 0 : dispatch_throttled_ ? droop_->dispatch_width() : nsched_;
+  const unsigned width = held ? 0 : std::min(limit_.width, nsched_);
   unsigned issued = 0, deferred = 0;
   for (unsigned si = 0; si < nsched_; ++si) {
     Scheduler& sc = sched_[si];
@@ -376,7 +375,7 @@ void Core::issue() {
     ++held_cycles_;
     next_wake_ = std::min(next_wake_, hold_until_);
   } else if (deferred) {
-    droop_->count_deferred(deferred);
+    gate_->deferred(deferred);
   }
 }
 

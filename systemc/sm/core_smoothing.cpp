@@ -1,6 +1,6 @@
 // Voltage smoothing's hooks in the SM (Leng thesis §4.5, spec 004 §5):
-// the local droop predictor's gate between dispatch and the operand reads
-// (sm/droop_unit.h), and the active-warp reports and issue hold of the
+// the issue gate between dispatch and the operand reads (sm/issue_gate.h;
+// the local droop predictor, sm/droop_unit.h), and the active-warp reports and issue hold of the
 // global smoother (gpu/global_smoother.h).
 #include <algorithm>
 
@@ -8,20 +8,20 @@
 
 namespace relgpu::sm {
 
-// After dispatch(): the schedulers pick (select_issue), the block sees the
-// picks by class, the reads operand_read() would grant and this cycle's
-// writebacks, and its outputs throttle this cycle's reads and issue.
-void Core::droop_gate() {
+// After dispatch(): the schedulers pick (select_issue), the issue gate sees
+// the picks by class, the reads operand_read() would grant and this cycle's
+// writebacks, and its limits act on this cycle's reads and issue.
+void Core::gate_issue() {
   select_issue();
-  uint32_t cls[size_t(IssueClass::count_)] = {};
+  IssueGate::Demand d;
   if (now_ >= hold_until_)  // a held SM's dispatch wants nothing
     for (const Pick& p : picks_)
-      if (p.r == kIssued && p.op) ++cls[size_t(p.op->cls)];
+      if (p.r == kIssued && p.op) ++d.issue[size_t(p.op->cls)];
   unsigned writes = 0;
   for (uint8_t n : act_.rf_writes) writes += n;
-  const DroopUnit::Throttle t = droop_->cycle(now_, cls, planned_reads(), writes / rf_.span());
-  dispatch_throttled_ = t.dispatch;
-  rf_throttled_ = t.rf;
+  d.rf_reads = planned_reads();
+  d.rf_writes = writes / rf_.span();
+  limit_ = gate_->cycle(now_, d);
 }
 
 // One read per bank group per cycle (operand_read): the groups some

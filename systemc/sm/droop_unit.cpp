@@ -109,8 +109,8 @@ void DroopUnit::begin_launch() {
   st_.block_cycles = 0;  // start-up, not the launch's
 }
 
-DroopUnit::Throttle DroopUnit::cycle(uint64_t now, const uint32_t (&issue)[size_t(IssueClass::count_)],
-                                     unsigned rf_reads, unsigned rf_writes) {
+IssueGate::Limit DroopUnit::cycle(uint64_t now, const Demand& d) {
+  const uint32_t(&issue)[size_t(IssueClass::count_)] = d.issue;
   // Cycles the SM skipped had no events: zeros owed to the history.
   if (now > last_ + 1) owed_ += unsigned(std::min<uint64_t>(now - last_ - 1, 8));
   last_ = now;
@@ -120,8 +120,8 @@ DroopUnit::Throttle DroopUnit::cycle(uint64_t now, const uint32_t (&issue)[size_
   in.n_fp_i = std::min(issue[1], cm);
   in.n_sfu_i = std::min(issue[2], cm);
   in.n_ldst_i = std::min(issue[3], cm);
-  in.n_rf_rd_i = std::min(rf_reads, rm);
-  in.n_rf_wr_i = std::min(rf_writes, rm);
+  in.n_rf_rd_i = std::min(d.rf_reads, rm);
+  in.n_rf_wr_i = std::min(d.rf_writes, rm);
   if (!(in.n_int_i | in.n_fp_i | in.n_sfu_i | in.n_ldst_i | in.n_rf_rd_i | in.n_rf_wr_i)) {
     owed_ = std::min(owed_ + 1, 8u);  // outputs are 0 (see the header)
     return {};
@@ -140,8 +140,11 @@ DroopUnit::Throttle DroopUnit::cycle(uint64_t now, const uint32_t (&issue)[size_
   st_.power_sum += out.power_o;
   last_out_ = {now, out.throttle_dispatch_o, out.throttle_rf_o, out.power_o};
   if (trace_) *trace_ << now << ',' << out.power_o << '\n';
-  if (ignore_) return {};
-  return {out.throttle_dispatch_o, out.throttle_rf_o};
+  Limit l;
+  if (ignore_) return l;
+  if (out.throttle_dispatch_o) l.width = width_;
+  l.rf_reads = !out.throttle_rf_o;
+  return l;
 }
 
 config::json DroopUnit::stats() const {

@@ -40,6 +40,7 @@
 #include "blocks/instance.h"
 #include "common/config.h"
 #include "sm/activity.h"
+#include "sm/issue_gate.h"
 
 namespace relgpu::sm {
 
@@ -90,20 +91,16 @@ inline const config::Key<bool> kLocalDebugIgnore{
     "smoothing.local.debug_ignore_throttle", false, "",
     "mutant for the tests: the SM ignores the block's throttle outputs (the predictor still runs)"};
 
-class DroopUnit {
+class DroopUnit final : public IssueGate {
  public:
   DroopUnit(unsigned sm_id, const config::Config& cfg);
 
   // The first call writes the CSRs (ten block cycles, before any SM cycle).
-  void begin_launch();
-  struct Throttle {
-    bool dispatch = false, rf = false;
-  };
+  void begin_launch() override;
   // One SM cycle: candidate issues by class, RF reads and writes in 1024-bit
-  // accesses (saturated to the port widths).
-  Throttle cycle(uint64_t now, const uint32_t (&issue)[size_t(IssueClass::count_)], unsigned rf_reads,
-                 unsigned rf_writes);
-  unsigned dispatch_width() const { return width_; }
+  // accesses (saturated to the port widths). throttle_dispatch_o limits the
+  // width to smoothing.local.dispatch_width, throttle_rf_o stops the reads.
+  Limit cycle(uint64_t now, const Demand& d) override;
   // The latest clocked cycle: its SM cycle and outputs (tests, debugging).
   struct Last {
     uint64_t cycle = 0;
@@ -112,13 +109,14 @@ class DroopUnit {
   };
   const Last& last() const { return last_out_; }
   // Issues left out by a dispatch throttle (counted by the SM).
-  void count_deferred(unsigned n) { st_.deferred_issues += n; }
+  void deferred(unsigned n) override { st_.deferred_issues += n; }
 
   // The CSR values written at start-up: weights (INT FP SFU LDST RD WR), T2..T4, mask.
   const std::array<uint32_t, 10>& csrs() const { return csr_; }
   // Pmax_SM in nJ per cycle (the estimate's full scale) behind 'auto' weights.
   static double pmax_nj(const config::Config& cfg);
-  config::json stats() const;
+  const char* stats_key() const override { return "droop"; }
+  config::json stats() const override;
 
  private:
   blocks::DroopPredictorOut clock(const blocks::DroopPredictorIn& in);

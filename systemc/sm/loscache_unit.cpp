@@ -186,6 +186,15 @@ LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
   return t;
 }
 
+LoscacheUnit::Tag LoscacheUnit::cycle(const Start* start, bool room, Packet& out) {
+  Op op;
+  if (start) op = {start->function, start->pc, start->line, is_predictor(start->cta_slot)};
+  Query q;
+  const Tag t = cycle(start ? &op : nullptr, room, q);
+  if (q.valid) out = {true, q.line, int16_t(q.entry)};
+  return t;
+}
+
 bool LoscacheUnit::wants_cycle() const {
   return start_ || done_ || phase_ == kUpdate || !fills_.empty() || !mispredicts_.empty() ||
          (phase_ == kPredict && (l2_pending_ > 0 || phase_over()));

@@ -63,6 +63,7 @@
 #include "blocks/instance.h"
 #include "mem/request.h"
 #include "common/config.h"
+#include "sm/ldst_hook.h"
 
 namespace relgpu::sm {
 
@@ -92,15 +93,16 @@ struct LoscachePhase {
   static std::shared_ptr<LoscachePhase> of(const config::Config& cfg);
 };
 
-class LoscacheUnit {
+class LoscacheUnit final : public LdstHook {
  public:
   LoscacheUnit(unsigned sm_id, const config::Config& cfg);
 
-  void begin_launch();
-  void cta_added(unsigned cta_slot);
-  void cta_finished(unsigned cta_slot);
+  void begin_launch() override;
+  void cta_added(unsigned cta_slot) override;
+  void cta_finished(unsigned cta_slot) override;
   // Strict issue priority for the predictor CTA's warps.
-  bool prioritising() const { return prio_; }
+  bool prioritising() const override { return prio_; }
+  bool prioritised(unsigned cta_slot) const override { return is_predictor(cta_slot); }
   bool is_predictor(unsigned cta_slot) const { return prio_ && cta_slot == pred_slot_; }
   bool predicting() const { return phase_ == blocks::kPredict; }
 
@@ -111,12 +113,6 @@ class LoscacheUnit {
     uint64_t line = 0;               // first line of the instruction
     bool predictor = false;          // issued by the predictor CTA
   };
-  // What its L2-bound requests carry (mem::MemExt::los_*).
-  struct Tag {
-    uint8_t pred = 0, naive = 0;
-    int16_t entry = -1;
-    bool predict = false;
-  };
   struct Query {
     bool valid = false;
     uint32_t entry = 0;
@@ -125,23 +121,32 @@ class LoscacheUnit {
   // One table cycle. `op` may be null; `query_room`: a query packet can be
   // queued this cycle (query_ready_i). Returns op's tag; `q` a query to send.
   Tag cycle(const Op* op, bool query_room, Query& q);
+  // The same as the SM's LD/ST hook: a count query is the hook's packet.
+  Tag cycle(const Start* start, bool room, Packet& out) override;
 
   // A data request left for the L2; `predictor`: the predictor CTA's.
   void l2_request_sent(bool predictor = true) {
     if (gpu_phase_) ++gpu_phase_->accesses;
     else if (predictor || !cta_count_) ++l2_pending_;
   }
+  void request_sent(unsigned cta_slot) override { l2_request_sent(is_predictor(cta_slot)); }
   void query_answered(uint32_t entry, uint32_t count) {
     fills_.push_back({entry, count});
     --queries_out_;
   }
+  void answered(const mem::MemExt& e) override { query_answered(uint32_t(e.los_entry), e.los_count); }
   // Count queries sent and not yet answered (the SM is not idle meanwhile).
   unsigned queries_outstanding() const { return queries_out_; }
+  bool outstanding() const override { return queries_out_ > 0; }
   void mispredicted(int16_t entry) { if (entry >= 0) mispredicts_.push_back(uint32_t(entry)); }
+  void response(const mem::MemExt& e) override {
+    if (e.los_mispredict) mispredicted(e.los_entry);
+  }
   // Work for the table without any other activity of the SM (keeps the SM
   // from skipping cycles).
-  bool wants_cycle() const;
-  config::json stats() const;
+  bool wants_cycle() const override;
+  const char* stats_key() const override { return "loscache"; }
+  config::json stats() const override;
 
  private:
   uint32_t pc_of(const Op& op);

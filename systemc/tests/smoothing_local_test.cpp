@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.h"
+#include "sm/droop_unit.h"
 #include "sm_test_rig.h"
 
 using namespace relgpu;
@@ -45,7 +46,7 @@ struct SameCycleCheck final : ActivityObserver {
     if (skipped) return;
     unsigned n = 0;
     for (; seen < trace->size(); ++seen) n += (*trace)[seen].cycle == a.cycle;
-    const DroopUnit::Last& l = rig->sm->droop()->last();
+    const DroopUnit::Last& l = dynamic_cast<const DroopUnit&>(*rig->sm->issue_gate()).last();
     if (l.cycle != a.cycle) return;
     ++o->clocked;
     if (!l.dispatch) return;
