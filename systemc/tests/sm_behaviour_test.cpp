@@ -85,6 +85,75 @@ TEST(SmBehaviour, SchedulerOrderFetchGroups) {
   EXPECT_EQ(issue_order("fetch_group", "sm.fetch_group_warps=4"), issue_order("lrr"));
 }
 
+// The LD/ST hook point with a hook of the test's own (sm/ldst_hook.h): while
+// it prioritises CTA slot 1, that CTA's warp issues its independent movs
+// before CTA 0's does; it sees each global store start and leave, and its
+// stats land under its key.
+struct PrioritiseSlot final : LdstHook {
+  unsigned slot = 1;
+  uint64_t starts = 0, sent = 0, begins = 0;
+  void begin_launch() override { ++begins; }
+  bool prioritising() const override { return true; }
+  bool prioritised(unsigned s) const override { return s == slot; }
+  Tag cycle(const Start* st, bool, Packet&) override {
+    starts += st != nullptr;
+    return {};
+  }
+  void request_sent(unsigned) override { ++sent; }
+  const char* stats_key() const override { return "test_hook"; }
+  config::json stats() const override { return {{"starts", starts}, {"sent", sent}}; }
+};
+
+std::vector<unsigned> two_cta_order(bool hook) {
+  TRig r;
+  r.cfg.set("sm.schedulers=1");
+  r.cfg.set("sm.scheduler=lrr");
+  r.cfg.set("sm.ibuffer_entries=16");
+  std::string body;
+  for (int i = 1; i <= 8; ++i) body += "  mov.u32 %r" + std::to_string(i) + ", " + std::to_string(i) + ";\n";
+  for (int i = 2; i <= 8; ++i) body += "  add.u32 %r1, %r1, %r" + std::to_string(i) + ";\n";
+  r.load(std::string(kHead) + ".visible .entry k(.param .u64 out) {\n  .reg .b32 %r<10>; .reg .b64 %rd<4>;\n" + body +
+         "  ld.param.u64 %rd1, [out];\n  mov.u32 %r9, %ctaid.x;\n  mul.wide.u32 %rd2, %r9, 4;\n"
+         "  add.u64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r1;\n  ret;\n}\n");
+  uint64_t out = r.upload(std::vector<uint32_t>(2, 0));
+  PrioritiseSlot* h = nullptr;
+  if (hook)
+    r.on_core = [&h](Core& c) {
+      auto p = std::make_unique<PrioritiseSlot>();
+      h = p.get();
+      c.attach_ldst_hook(std::move(p));
+    };
+  std::vector<Core::IssueRecord> trace;
+  r.before_cycle = [&](uint64_t) { r.sm->set_issue_trace(&trace); };
+  r.run_timing("k", {2, 1, 1}, {32, 1, 1}, {out});
+  EXPECT_EQ(r.download<uint32_t>(out, 2), (std::vector<uint32_t>{36, 36}));
+  if (hook) {
+    EXPECT_EQ(h->begins, 1u);
+    EXPECT_EQ(h->starts, 2u);  // one st.global per warp
+    EXPECT_EQ(h->sent, 2u);
+    EXPECT_EQ(r.stats()["test_hook"]["starts"].get<uint64_t>(), 2u);
+  }
+  std::vector<unsigned> ws;
+  for (auto& t : trace) ws.push_back(t.ws);
+  return ws;
+}
+
+TEST(SmBehaviour, LdstHookPriorityOrdersIssue) {
+  std::vector<unsigned> plain = two_cta_order(false), prio = two_cta_order(true);
+  ASSERT_EQ(plain.size(), 2u * 21);
+  ASSERT_EQ(prio.size(), 2u * 21);
+  // The run of issues by one warp from the second issue on (the first cycle
+  // sees only CTA 0's warp ready): round robin alternates, the hook's CTA
+  // issues its 8 movs and more back to back.
+  auto run = [](const std::vector<unsigned>& v) {
+    size_t n = 1;
+    while (n + 1 < v.size() && v[n + 1] == v[1]) ++n;
+    return n;
+  };
+  EXPECT_EQ(run(plain), 1u);
+  EXPECT_GE(run(prio), 8u);
+}
+
 // Warps 0-1 (group 0) load and wait on the load; warps 2-3 (group 1) skip
 // it; then every warp runs 600 independent movs. Priority passes to group 1
 // when group 0 waits on memory and stays with it while it can issue (group 0

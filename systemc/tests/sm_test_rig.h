@@ -89,6 +89,7 @@ struct TRig : func::test::Rig {
   std::vector<ActivityObserver*> observers;
   // Called before each cycle (fault injection, tracing).
   std::function<void(uint64_t now)> before_cycle;
+  std::function<void(Core&)> on_core;  // after the SM is built, before its launch (attach hooks)
 
   // Runs the kernel to completion on one SM; returns the SM's cycle count.
   uint64_t run_timing(const std::string& kernel, runtime::Dim3 grid, runtime::Dim3 block,
@@ -113,6 +114,7 @@ struct TRig : func::test::Rig {
     port = std::make_unique<FakePort>(mem, delay);
     sm = std::make_unique<Core>(0, cfg, *port);
     for (auto* o : observers) sm->add_observer(o);
+    if (on_core) on_core(*sm);
     sm->begin_launch(ctx);
     CtaShape shape{block.x * block.y * block.z, k->regs_used(), k->shared_bytes + dyn};
     std::vector<std::array<uint32_t, 3>> ids;
