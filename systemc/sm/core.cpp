@@ -37,6 +37,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
                                  : Policy::gto;
   two_level_active_ = unsigned(cfg.get(kTwoLevelActive));
   group_warps_ = unsigned(cfg.get(kFetchGroupWarps));
+  fetch_groups_ = (max_warps_ + group_warps_ - 1) / group_warps_;
   ib_entries_ = unsigned(cfg.get(kIbufferEntries));
   fetch_lat_ = unsigned(cfg.get(kFetchLatency));
   if (cfg.get(kIcacheEnable))

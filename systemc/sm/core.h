@@ -292,7 +292,7 @@ class Core final : public SmCore {
   unsigned id_;
   MemPort& port_;
   unsigned max_threads_, max_ctas_, max_warps_, nsched_, ib_entries_, fetch_lat_, two_level_active_,
-      group_warps_;
+      group_warps_, fetch_groups_;  // fetch_group: warps per group, groups per SM
   uint64_t shared_cap_;
   enum class Policy { lrr, gto, two_level, fetch_group } policy_;
   unsigned oc_count_[3];        // sp(+dp), sfu, mem

@@ -225,6 +225,14 @@ Stall Core::check_now(unsigned ws, const StaticOp*& op) {
   return oc_free_[pool_of(*op)] ? kIssued : kStructural;
 }
 
+// Round robin's start: the position after the last issued warp slot in v
+// (0 when it is not there).
+static size_t after_last(const std::vector<unsigned>& v, int last) {
+  if (last < 0) return 0;
+  auto it = std::find(v.begin(), v.end(), unsigned(last));
+  return it == v.end() ? 0 : size_t(it - v.begin()) + 1;
+}
+
 Stall Core::select(Scheduler& sc, Pick& p) {
   Stall worst = kIdle;
   auto rank = [](Stall s) {  // which reason a non-issuing cycle is charged to
@@ -264,24 +272,14 @@ Stall Core::select(Scheduler& sc, Pick& p) {
     case Policy::lrr:
     case Policy::two_level: {
       const std::vector<unsigned>& v = policy_ == Policy::lrr ? sc.order : sc.active;
-      size_t n = v.size(), start = 0;
-      if (sc.last >= 0) {
-        auto it = std::find(v.begin(), v.end(), unsigned(sc.last));
-        if (it != v.end()) start = size_t(it - v.begin()) + 1;
-      }
+      const size_t n = v.size(), start = after_last(v, sc.last);
       for (size_t i = 0; !done && i < n; ++i) done = try_ws(v[(start + i) % n]);
       break;
     }
     case Policy::fetch_group: {  // LRR within a group; groups tried from the one with priority on
-      const size_t n = sc.order.size();
-      size_t start = 0;
-      if (sc.last >= 0) {
-        auto it = std::find(sc.order.begin(), sc.order.end(), unsigned(sc.last));
-        if (it != sc.order.end()) start = size_t(it - sc.order.begin()) + 1;
-      }
-      const unsigned groups = (max_warps_ + group_warps_ - 1) / group_warps_;
-      for (unsigned k = 0; !done && k < groups; ++k) {
-        const unsigned g = (sc.group + k) % groups;
+      const size_t n = sc.order.size(), start = after_last(sc.order, sc.last);
+      for (unsigned k = 0; !done && k < fetch_groups_; ++k) {
+        const unsigned g = (sc.group + k) % fetch_groups_;
         for (size_t i = 0; !done && i < n; ++i) {
           const unsigned ws = sc.order[(start + i) % n];
           if (ws / group_warps_ == g) done = try_ws(ws);
@@ -300,14 +298,13 @@ void Core::pass_group(Scheduler& sc) {
   const StaticOp* op = nullptr;
   bool has_next = false;
   unsigned next = 0, best = ~0u;
-  const unsigned groups = (max_warps_ + group_warps_ - 1) / group_warps_;
   for (unsigned ws : sc.order) {
     const unsigned g = ws / group_warps_;
     if (g == sc.group) {
       const Stall r = check(ws, op);
       if (!warps_[ws].w->done && r != kMemory && r != kBarrier) return;
     } else {
-      const unsigned d = (g + groups - sc.group) % groups;  // how far after the current group
+      const unsigned d = (g + fetch_groups_ - sc.group) % fetch_groups_;  // how far after the current group
       if (d < best) best = d, next = g, has_next = true;
     }
   }

@@ -1,7 +1,7 @@
 // Voltage smoothing's hooks in the SM (Leng thesis §4.5, spec 004 §5):
 // the issue gate between dispatch and the operand reads (sm/issue_gate.h;
-// the local droop predictor, sm/droop_unit.h), and the active-warp reports and issue hold of the
-// global smoother (gpu/global_smoother.h).
+// the local droop predictor, sm/droop_unit.h), and the active-warp reports
+// and issue hold of the global smoother (gpu/global_smoother.h).
 #include <algorithm>
 
 #include "sm/core.h"

@@ -110,16 +110,15 @@ void DroopUnit::begin_launch() {
 }
 
 IssueGate::Limit DroopUnit::cycle(uint64_t now, const Demand& d) {
-  const uint32_t(&issue)[size_t(IssueClass::count_)] = d.issue;
   // Cycles the SM skipped had no events: zeros owed to the history.
   if (now > last_ + 1) owed_ += unsigned(std::min<uint64_t>(now - last_ - 1, 8));
   last_ = now;
   const uint32_t cm = uint32_t(blocks::mask(p_.cnt_width)), rm = uint32_t(blocks::mask(p_.rf_cnt_width));
   blocks::DroopPredictorIn in;
-  in.n_int_i = std::min(issue[0], cm);
-  in.n_fp_i = std::min(issue[1], cm);
-  in.n_sfu_i = std::min(issue[2], cm);
-  in.n_ldst_i = std::min(issue[3], cm);
+  in.n_int_i = std::min(d.issue[0], cm);
+  in.n_fp_i = std::min(d.issue[1], cm);
+  in.n_sfu_i = std::min(d.issue[2], cm);
+  in.n_ldst_i = std::min(d.issue[3], cm);
   in.n_rf_rd_i = std::min(d.rf_reads, rm);
   in.n_rf_wr_i = std::min(d.rf_writes, rm);
   if (!(in.n_int_i | in.n_fp_i | in.n_sfu_i | in.n_ldst_i | in.n_rf_rd_i | in.n_rf_wr_i)) {
