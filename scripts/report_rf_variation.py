@@ -6,6 +6,7 @@ rf_variation_vlrf.json, with the clock side from the RF delay model's calibratio
 import json
 import os
 import re
+import statistics
 
 from report_lib import ROOT, bars, campaign_time, cfg, mean, pct, run_checks, save_page, table
 
@@ -110,6 +111,16 @@ def aging_section(ag, ipc):
                "docs/results/stores/rf_variation_aging_{literal,always}.json`):", "",
                table(["flag", "what changes", "Kv", "baseline aged clock", "guardband, PV-opt vs baseline",
                       "NBTI-opt clock vs PV-opt", "hot-first clock vs PV-opt"], rows), ""]
+    sb = ag.get("slow_banks", {})
+    if sb:
+        rows = [[r, x["sms"], pct(x["vl_sb"]), f"{pct(x['vl_sb_min'])} - {pct(x['vl_sb_max'])}",
+                 pct(x["vl_sb_all_distinct"]), pct(x["rf_bro"])] for r, x in sb.items()]
+        md += ["Banks with a slow sub-bank (the paper's Fig. 4 measure) over the same chips' SMs: each SM's slowest 10 "
+               "of 32 sub-banks; under VL-SB's identity pairing a bank is slow if either half is, RF-BRO pairs the "
+               "slow halves into ceil(10 / 2) = 5 of 16 vbs. The paper's 62.5% is the case where the 10 fall in 10 "
+               "different banks.", "",
+               table(["sigma", "SMs", "VL-SB (mean)", "lowest - highest SM", "SMs with the 10 in 10 banks",
+                      "RF-BRO"], rows), ""]
     per = ag["ratios"].get("1:1", {})
     if per:
         rows = [[w] + [pct(per[w][o]["guardband"]) if o in per[w] else "-" for o, _ in ORGS] for w in sorted(per)]
@@ -160,7 +171,9 @@ def vlrf_chips_section(by, wls):
         if not xs:
             continue
         ipcs = [v[0] for _, v in xs]
+        sd = statistics.stdev(ipcs) if len(ipcs) > 1 else None
         rows.append([rt, f"{min(c for c, _ in xs)}-{max(c for c, _ in xs)}", len(xs), pct(mean(ipcs) - 1, 1, True),
+                     pct(sd, 2) if sd is not None else "-",
                      f"{pct(min(ipcs) - 1, 1, True)} / {pct(max(ipcs) - 1, 1, True)}",
                      pct(min(v[1] for _, v in xs) - 1, 1, True), pct(mean([v[2] for _, v in xs if v[2] is not None]))])
     return ["## 70% VL-RF across chips and sigma ratios (`regress/rf_variation_vlrf_chips.json`)", "",
@@ -168,7 +181,7 @@ def vlrf_chips_section(by, wls):
             "on the chip (the paper's -23% is a mean over 100 chips). Each chip's IPC is its mean over every "
             "workload against the same campaign's no-BOT runs; chips are consecutive `pv.chip_seed` values, none "
             "left out.", "",
-            table(["sigma", "chips", "n", "mean IPC", "lowest / highest chip", "worst workload on any chip",
+            table(["sigma", "chips", "n", "mean IPC", "sd over chips", "lowest / highest chip", "worst workload on any chip",
                    "2-cycle accesses"], rows), ""]
 
 
@@ -256,6 +269,12 @@ def write(runs, out, missing=(), store=None):
 
     # ---- summary ----
     rows = []
+    sb = (aging() or {}).get("slow_banks", {}).get("1:1")
+    if sb:
+        rows.append(["banks with a slow sub-bank, VL-SB -> + RF-BRO (Fig. 4)", "62.5% -> 31.25%",
+                     f"{pct(sb['vl_sb'])} -> {pct(sb['rf_bro'])}",
+                     f"mean over the SMs of 100 chips at 1:1 (SMs {pct(sb['vl_sb_min'])} to {pct(sb['vl_sb_max'])}); "
+                     f"the paper's 10 slow sub-banks in 10 banks on {pct(sb['vl_sb_all_distinct'])} of the SMs"])
     rows.append(["slow accesses, VL-SB -> + RF-BRO (paper: slow banks 62.5% -> 31.25%, Fig. 4)",
                  "62.5% -> 31.25%", f"{pct(share('vlsb'))} -> {pct(share('vlsb_bro'))}", "share of RF accesses"])
     few = lat_ipc(by, wls, "vlsb_bro", "oc_min")
@@ -270,10 +289,11 @@ def write(runs, out, missing=(), store=None):
     vlrf = {k[0]: r for k, r in by.get("vlrf", {}).items()}
     vlrf_ipc = mean([base[w]["gpu_sim_cycle"] / cycles(vlrf[w]) for w in wls if w in vlrf]) if vlrf else None
     few_vl = lat_ipc(by, wls, "vlrf", "oc_min")
-    vc = [v[0] for (c, rt), v in vlrf_chip_means(by, wls).items() if rt == "1:1"]
+    vcm = {c: v[0] for (c, rt), v in vlrf_chip_means(by, wls).items() if rt == "1:1"}
+    vc = list(vcm.values())
     if vc:
         rows.append(["IPC, 70% VL-RF", "-23%", pct(mean(vc) - 1, 1, True),
-                     f"mean over chips 1-{len(vc)} at 1:1 (chips {pct(min(vc) - 1, 1, True)} to "
+                     f"mean over {len(vc)} chips ({min(vcm)}-{max(vcm)}) at 1:1 (chips {pct(min(vc) - 1, 1, True)} to "
                      f"{pct(max(vc) - 1, 1, True)}); 14 workloads" + (f"; {pct(few_vl - 1, 1, True)} with one operand "
                                                                       "collector of each kind on chip 1" if few_vl else "")])
     else:

@@ -30,7 +30,8 @@ const char* kRfAgeHelp =
     "profile (the share of cycles each vb of each SM is accessed) comes from a campaign's timing runs\n"
     "on configs/fermi_16bank.json; see reliability/rf_aging.h for the model. Prints (or writes) JSON:\n"
     "per sigma ratio, workload and organisation, the mean over chips of the chip clock (mean over its\n"
-    "SMs, no PV = 1) at time 0 and at the end, and the guardband.\n\n"
+    "SMs, no PV = 1) at time 0 and at the end, and the guardband; and per sigma ratio the share of\n"
+    "banks with a slow sub-bank under VL-SB and RF-BRO (slow_banks, the paper's Fig. 4).\n\n"
     "  --store FILE        the campaign store (relgpu campaign run regress/rf_variation.json)\n"
     "  --campaign NAME     campaign in the store (default rf_variation)\n"
     "  --runs LIST         organisation=run name prefix (default baseline=base,pv_opt=pvopt,nbti_opt=ren)\n"
@@ -172,6 +173,25 @@ Mean age_all(const Chips& chips, const Profile& prof, Org org, const reliability
   return m;
 }
 
+// Fig. 4's measure over the chips' SMs: the share of banks with a slow
+// sub-bank under VL-SB's identity pairing and under RF-BRO's.
+config::json slow_banks(const Chips& chips) {
+  double sum = 0, lo = 1, hi = 0, bro = 0;
+  unsigned sms = 0, distinct = 0;
+  for (const auto& c : chips)
+    for (unsigned s = 0; s < c->sms(); ++s) {
+      const auto& d = c->sm(s);
+      const double banks = double(d.slow.size() / 2);
+      const unsigned slow = unsigned(std::count(d.slow.begin(), d.slow.end(), true));
+      const double x = d.slow_banks() / banks;
+      sum += x, lo = std::min(lo, x), hi = std::max(hi, x), ++sms;
+      distinct += d.slow_banks() == slow;
+      bro += ((slow + 1) / 2) / banks;
+    }
+  return {{"vl_sb", sum / sms}, {"vl_sb_min", lo}, {"vl_sb_max", hi}, {"vl_sb_all_distinct", double(distinct) / sms},
+          {"rf_bro", bro / sms}, {"sms", sms}};
+}
+
 double baseline_mean(const Chips& chips, const Profiles& prof, const reliability::AgingParams& p) {
   double sum = 0;
   for (const auto& [wl, orgs] : prof) sum += age_all(chips, orgs.at(Org::kBaseline), Org::kBaseline, p).f;
@@ -276,6 +296,7 @@ int cmd_rf_age(Args& a) {
   for (const auto& ratio : ratios) {
     if (chip_sets.count(ratio) == 0) chip_sets[ratio] = build_chips(ratio, first, chips, jobs);
     const Chips& c = chip_sets.at(ratio);
+    j["slow_banks"][ratio] = slow_banks(c);
     for (const auto& [wl, orgs] : prof) {
       auto& out = j["ratios"][ratio][wl];
       auto put = [&](const std::string& name, const Profile& pr, Org org) {

@@ -43,6 +43,12 @@ double SbDelays::f(Scheme s) const {
   return f_base;
 }
 
+unsigned SbDelays::slow_banks() const {
+  unsigned n = 0;
+  for (size_t b = 0; 2 * b + 1 < slow.size(); ++b) n += slow[2 * b] || slow[2 * b + 1];
+  return n;
+}
+
 double RfDelay::cell_delay(double dvth, double dleff, double vdd) {
   const double ov = vdd - Variation::kVthNom;
   // Overdrive stays positive: |dVth| <= 8.3 sigma (the draws' range) + the

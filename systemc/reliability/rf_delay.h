@@ -59,6 +59,11 @@ struct SbDelays {
   // sb's slowest cell is always one of these: aging needs only them.
   std::vector<std::vector<CellPv>> front;
   double f(Scheme s) const;
+  // Banks with a slow sub-bank (sbs 2b and 2b+1 are bank b's halves): under
+  // VL-SB's identity pairing each is a 2-cycle bank; RF-BRO pairs the slow
+  // sbs with each other, leaving ceil(slow / 2). The paper's Fig. 4 counts
+  // banks this way (10 slow sbs in 10 banks: 62.5% -> 31.25%).
+  unsigned slow_banks() const;
 };
 
 class RfDelay {

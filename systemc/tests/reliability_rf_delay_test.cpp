@@ -90,6 +90,24 @@ TEST(ReliabilityRfDelay, VariableLatencyClocks) {
   }
 }
 
+// A bank is slow under identity pairing when either half is: two slow
+// halves of one bank make one slow bank, two in different banks two.
+TEST(ReliabilityRfDelay, SlowBanksCountsBanksWithASlowHalf) {
+  SbDelays x;
+  x.slow = {true, true, false, false, false, true, false, false};
+  EXPECT_EQ(x.slow_banks(), 2u);
+  x.slow = {true, false, true, false, false, true, false, false};
+  EXPECT_EQ(x.slow_banks(), 3u);
+  x.slow.assign(8, false);
+  EXPECT_EQ(x.slow_banks(), 0u);
+  // On a chip: 2 slow sbs of 8 fall in 1 or 2 of the 4 banks.
+  RfDelay d(3, parse_sigma_ratio("1:1"), small_geometry());
+  for (unsigned s = 0; s < d.sms(); ++s) {
+    EXPECT_GE(d.sm(s).slow_banks(), 1u);
+    EXPECT_LE(d.sm(s).slow_banks(), 2u);
+  }
+}
+
 TEST(ReliabilityRfDelay, SameSeedSameChipOtherSeedOtherChip) {
   RfDelay a(5, parse_sigma_ratio("1:1"), small_geometry()), b(5, parse_sigma_ratio("1:1"), small_geometry()),
       c(6, parse_sigma_ratio("1:1"), small_geometry());
