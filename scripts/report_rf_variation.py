@@ -4,6 +4,7 @@ rf_variation_vlrf.json, with the clock side from the RF delay model's calibratio
 (docs/results/rf_delay_calibration.md) and the NBTI aging of `relgpu rf-age`
 (STORE_aging.json beside the store, made from it: docs/results/stores/rf_variation_aging.json)."""
 import json
+import math
 import os
 import re
 import statistics
@@ -70,6 +71,16 @@ def aged(ag, ratio, org, key="f"):
     return mean(vals) if vals else None
 
 
+def rand_slow_banks(banks=16, slow=10):
+    """Expected share of banks with a slow half when `slow` of the 2 x banks halves are slow at random."""
+    return 1 - math.comb(2 * banks - 2, slow) / math.comb(2 * banks, slow)
+
+
+def rand_distinct(banks=16, slow=10):
+    """Chance that `slow` random slow halves fall in `slow` different banks."""
+    return math.comb(banks, slow) * 2 ** slow / math.comb(2 * banks, slow)
+
+
 def aging_section(ag, ipc):
     md = [f"## NBTI aging over {ag['years']:g} years, {ag['chips']} chips per sigma ratio", "",
           "`relgpu rf-age` (`reliability/rf_aging.h`): Eq. (1)-(2) with n = 1/6, eta = 0.35, each sub-bank "
@@ -114,11 +125,12 @@ def aging_section(ag, ipc):
     sb = ag.get("slow_banks", {})
     if sb:
         rows = [[r, x["sms"], pct(x["vl_sb"]), f"{pct(x['vl_sb_min'])} - {pct(x['vl_sb_max'])}",
-                 pct(x["vl_sb_all_distinct"]), pct(x["rf_bro"])] for r, x in sb.items()]
+                 pct(x["vl_sb_all_distinct"]), pct(x["rf_bro"], 2)] for r, x in sb.items()]
         md += ["Banks with a slow sub-bank (the paper's Fig. 4 measure) over the same chips' SMs: each SM's slowest 10 "
                "of 32 sub-banks; under VL-SB's identity pairing a bank is slow if either half is, RF-BRO pairs the "
                "slow halves into ceil(10 / 2) = 5 of 16 vbs. The paper's 62.5% is the case where the 10 fall in 10 "
-               "different banks.", "",
+               f"different banks. Were the 10 slow halves placed at random, {pct(rand_slow_banks())} of the banks "
+               f"would have one and the 10 would fall in 10 banks on {pct(rand_distinct())} of the SMs.", "",
                table(["sigma", "SMs", "VL-SB (mean)", "lowest - highest SM", "SMs with the 10 in 10 banks",
                       "RF-BRO"], rows), ""]
     per = ag["ratios"].get("1:1", {})
@@ -272,9 +284,10 @@ def write(runs, out, missing=(), store=None):
     sb = (aging() or {}).get("slow_banks", {}).get("1:1")
     if sb:
         rows.append(["banks with a slow sub-bank, VL-SB -> + RF-BRO (Fig. 4)", "62.5% -> 31.25%",
-                     f"{pct(sb['vl_sb'])} -> {pct(sb['rf_bro'])}",
-                     f"mean over the SMs of 100 chips at 1:1 (SMs {pct(sb['vl_sb_min'])} to {pct(sb['vl_sb_max'])}); "
-                     f"the paper's 10 slow sub-banks in 10 banks on {pct(sb['vl_sb_all_distinct'])} of the SMs"])
+                     f"{pct(sb['vl_sb'])} -> {pct(sb['rf_bro'], 2)}",
+                     f"mean over the SMs of {sb['sms'] // 15} chips at 1:1 (SMs {pct(sb['vl_sb_min'])} to "
+                     f"{pct(sb['vl_sb_max'])}; {pct(rand_slow_banks())} if placed at random); the paper's case, 10 "
+                     f"slow sub-banks in 10 banks, on {pct(sb['vl_sb_all_distinct'])} of the SMs"])
     rows.append(["slow accesses, VL-SB -> + RF-BRO (paper: slow banks 62.5% -> 31.25%, Fig. 4)",
                  "62.5% -> 31.25%", f"{pct(share('vlsb'))} -> {pct(share('vlsb_bro'))}", "share of RF accesses"])
     few = lat_ipc(by, wls, "vlsb_bro", "oc_min")
