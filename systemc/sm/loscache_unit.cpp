@@ -162,7 +162,7 @@ LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
   }
   if (out.query_valid_o && in.query_ready_i) {
     q.valid = true;
-    q.entry = out.query_entry_o;
+    q.entry = int16_t(out.query_entry_o);
     auto it = hi_.find(out.query_blk_o);
     q.line = (it != hi_.end() ? it->second : 0) | uint64_t(out.query_blk_o) * mem::kLineBytes;
     ++st_.queries;
@@ -189,10 +189,7 @@ LoscacheUnit::Tag LoscacheUnit::cycle(const Op* op, bool query_room, Query& q) {
 LoscacheUnit::Tag LoscacheUnit::cycle(const Start* start, bool room, Packet& out) {
   Op op;
   if (start) op = {start->function, start->pc, start->line, is_predictor(start->cta_slot)};
-  Query q;
-  const Tag t = cycle(start ? &op : nullptr, room, q);
-  if (q.valid) out = {true, q.line, int16_t(q.entry)};
-  return t;
+  return cycle(start ? &op : nullptr, room, out);
 }
 
 bool LoscacheUnit::wants_cycle() const {

@@ -113,15 +113,11 @@ class LoscacheUnit final : public LdstHook {
     uint64_t line = 0;               // first line of the instruction
     bool predictor = false;          // issued by the predictor CTA
   };
-  struct Query {
-    bool valid = false;
-    uint32_t entry = 0;
-    uint64_t line = 0;
-  };
+  using Query = Packet;  // a count query: the entry asks for its line's count
   // One table cycle. `op` may be null; `query_room`: a query packet can be
   // queued this cycle (query_ready_i). Returns op's tag; `q` a query to send.
   Tag cycle(const Op* op, bool query_room, Query& q);
-  // The same as the SM's LD/ST hook: a count query is the hook's packet.
+  // The same as the SM's LD/ST hook (the predictor flag from the CTA slot).
   Tag cycle(const Start* start, bool room, Packet& out) override;
 
   // A data request left for the L2; `predictor`: the predictor CTA's.

@@ -22,7 +22,7 @@ config::Config phase_cfg(const std::string& count, unsigned limit, unsigned entr
 
 void tick(sm::LoscacheUnit& u, unsigned n = 3) {
   sm::LoscacheUnit::Query q;
-  for (unsigned i = 0; i < n; ++i) u.cycle(nullptr, true, q);
+  for (unsigned i = 0; i < n; ++i) u.cycle(static_cast<const sm::LoscacheUnit::Op*>(nullptr), true, q);
 }
 
 // Two SMs start a launch with one CTA each (slot 0, their predictor).

@@ -21,7 +21,7 @@ unsigned predictor(const std::string& mode, int64_t seed, unsigned sm, unsigned 
   for (unsigned l = 0; l < launch; ++l) u.begin_launch();
   for (unsigned s = 0; s < n; ++s) u.cta_added(s);
   sm::LoscacheUnit::Query q;
-  u.cycle(nullptr, true, q);
+  u.cycle(static_cast<const sm::LoscacheUnit::Op*>(nullptr), true, q);
   unsigned found = ~0u;
   for (unsigned s = 0; s < n; ++s)
     if (u.is_predictor(s)) {
