@@ -157,11 +157,23 @@ def sched_rows(by, wls, pre, sched):
     return rows
 
 
-def vlrf_chip_means(by, wls):
-    """regress/rf_variation_vlrf_chips.json: per (chip, ratio) the mean IPC of 70% VL-RF over the workloads
-    against the same campaign's no-BOT runs, the worst workload and the slow-access share."""
-    base = {k[0]: r for k, r in by.get("vlrf_base", {}).items()}
-    runs = {**by.get("vlrf_chips", {}), **by.get("vlrf_ratios", {})}
+# Schemes run over many chips: (title, spec, base group, run groups, the BOT counter of 2-cycle accesses, intro).
+CHIP_SWEEPS = {
+    "vlrf": ("70% VL-RF", "rf_variation_vlrf_chips", "vlrf_base", ("vlrf_chips", "vlrf_ratios"), "vl_rf_slow_accesses",
+             "Which 30% of the registers are slow follows each chip's process variation, so VL-RF's IPC could depend "
+             "on the chip (the paper's -23% is a mean over 100 chips)."),
+    "vlsb": ("Plain VL-SB", "rf_variation_chips", "vlsb_base", ("vlsb_chips", "vlsb_ratio"), "slow_accesses",
+             "RF-BRO's IPC does not depend on the chip (its 10 slow sub-banks always pair into vbs 11-15); plain "
+             "VL-SB's does, through which banks get a slow half."),
+}
+
+
+def chip_means(by, wls, scheme):
+    """Per (chip, ratio) of a CHIP_SWEEPS scheme: the mean IPC over the workloads against the same campaign's
+    no-BOT runs, the worst workload and the share of 2-cycle accesses. Chips missing a workload are left out."""
+    _, _, base_group, groups, slow_key, _ = CHIP_SWEEPS[scheme]
+    base = {k[0]: r for k, r in by.get(base_group, {}).items()}
+    runs = {k: r for g in groups for k, r in by.get(g, {}).items()}
     out = {}
     for chip, rt in sorted({(k[1], k[2]) for k in runs}):
         rs = [(w, runs[(w, chip, rt)]) for w in wls if (w, chip, rt) in runs and w in base]
@@ -169,12 +181,13 @@ def vlrf_chip_means(by, wls):
             continue
         vals = [base[w]["gpu_sim_cycle"] / cycles(r) for w, r in rs]
         look = sum(bot(r, "lookups") for _, r in rs)
-        out[(chip, rt)] = (mean(vals), min(vals), sum(bot(r, "vl_rf_slow_accesses") for _, r in rs) / look if look else None)
+        out[(chip, rt)] = (mean(vals), min(vals), sum(bot(r, slow_key) for _, r in rs) / look if look else None)
     return out
 
 
-def vlrf_chips_section(by, wls):
-    m = vlrf_chip_means(by, wls)
+def chips_section(by, wls, scheme):
+    title, spec, *_, intro = CHIP_SWEEPS[scheme]
+    m = chip_means(by, wls, scheme)
     if not m:
         return []
     rows = []
@@ -188,11 +201,9 @@ def vlrf_chips_section(by, wls):
                      pct(sd, 2) if sd is not None else "-",
                      f"{pct(min(ipcs) - 1, 1, True)} / {pct(max(ipcs) - 1, 1, True)}",
                      pct(min(v[1] for _, v in xs) - 1, 1, True), pct(mean([v[2] for _, v in xs if v[2] is not None]))])
-    return ["## 70% VL-RF across chips and sigma ratios (`regress/rf_variation_vlrf_chips.json`)", "",
-            "Which 30% of the registers are slow follows each chip's process variation, so VL-RF's IPC could depend "
-            "on the chip (the paper's -23% is a mean over 100 chips). Each chip's IPC is its mean over every "
-            "workload against the same campaign's no-BOT runs; chips are consecutive `pv.chip_seed` values, none "
-            "left out.", "",
+    return [f"## {title} across chips and sigma ratios (`regress/{spec}.json`)", "",
+            intro + " Each chip's IPC is its mean over every workload against the same campaign's no-BOT runs; "
+            "chips are consecutive `pv.chip_seed` values, none left out.", "",
             table(["sigma", "chips", "n", "mean IPC", "sd over chips", "lowest / highest chip", "worst workload on any chip",
                    "2-cycle accesses"], rows), ""]
 
@@ -303,7 +314,7 @@ def write(runs, out, missing=(), store=None):
     vlrf = {k[0]: r for k, r in by.get("vlrf", {}).items()}
     vlrf_ipc = mean([base[w]["gpu_sim_cycle"] / cycles(vlrf[w]) for w in wls if w in vlrf]) if vlrf else None
     few_vl = lat_ipc(by, wls, "vlrf", "oc_min")
-    vcm = {c: v[0] for (c, rt), v in vlrf_chip_means(by, wls).items() if rt == "1:1"}
+    vcm = {c: v[0] for (c, rt), v in chip_means(by, wls, "vlrf").items() if rt == "1:1"}
     vc = list(vcm.values())
     if vc:
         rows.append(["IPC, 70% VL-RF", "-23%", pct(mean(vc) - 1, 1, True),
@@ -402,30 +413,7 @@ def write(runs, out, missing=(), store=None):
                    ref=0.91, ref_label="paper VL-SB + RF-BRO: 0.91")
         md += [f"![IPC]({png})", ""]
 
-    # ---- chips and ratios (plain VL-SB) ----
-    chip = by.get("vlsb_chips", {})
-    ratio = by.get("vlsb_ratio", {})
-    if chip or ratio:
-        rows = []
-        seeds = sorted({k[1] for k in chip})
-        for s in [1] + seeds:
-            src = by.get("vlsb", {}) if s == 1 else chip
-            vals = [base[w]["gpu_sim_cycle"] / cycles(src[(w, s, "1:1")]) for w in wls if (w, s, "1:1") in src]
-            look = sum(bot(src[(w, s, "1:1")], "lookups") for w in wls if (w, s, "1:1") in src)
-            slow = sum(bot(src[(w, s, "1:1")], "slow_accesses") for w in wls if (w, s, "1:1") in src)
-            rows.append([f"chip {s}, 1:1", len(vals), f"{mean(vals):.3f}", f"{min(vals):.3f}", pct(slow / look if look else None)])
-        for rt in ("1:4", "4:1"):
-            vals = [base[w]["gpu_sim_cycle"] / cycles(ratio[(w, 1, rt)]) for w in wls if (w, 1, rt) in ratio]
-            look = sum(bot(ratio[(w, 1, rt)], "lookups") for w in wls if (w, 1, rt) in ratio)
-            slow = sum(bot(ratio[(w, 1, rt)], "slow_accesses") for w in wls if (w, 1, rt) in ratio)
-            if vals:
-                rows.append([f"chip 1, {rt}", len(vals), f"{mean(vals):.3f}", f"{min(vals):.3f}", pct(slow / look if look else None)])
-        md += ["## Plain VL-SB across chips and sigma ratios", "",
-               "RF-BRO's IPC does not depend on the chip (its 10 slow sub-banks always pair into vbs 11-15); plain "
-               "VL-SB's does, through which banks get a slow half.", "",
-               table(["chip", "workloads", "mean IPC vs no BOT", "worst workload", "slow accesses"], rows), ""]
-
-    md += vlrf_chips_section(by, wls)
+    md += chips_section(by, wls, "vlsb") + chips_section(by, wls, "vlrf")
 
     # ---- FBA-RM (its own campaign) ----
     fba = {k[0]: r for k, r in by.get("fba", {}).items()}

@@ -9,6 +9,7 @@
 //                         identity; a finished run as a Record
 //   campaign_store.cpp    the store: schema, one transaction per result
 //   campaign_progress.cpp the progress line (terminal) or lines (log)
+//   campaign_drift.cpp    why runs stored under the same names run again
 //   campaign_local.cpp    the local backend: regress's process pool
 //   campaign_slurm.cpp    the Slurm backend: job arrays, a spool directory
 //                         of per-run result files, the collector
@@ -124,6 +125,9 @@ class Store {
   std::vector<std::string> campaigns();
   // identity -> status of the campaign's runs (for dry runs, which change nothing).
   std::map<std::string, std::string> statuses(const std::string& campaign);
+  // run name -> (identity, effective config JSON) of the campaign's done runs,
+  // current or not; the latest where a name was done more than once.
+  std::map<std::string, std::pair<std::string, std::string>> done_configs(const std::string& campaign);
 
   // Slurm: a submission takes its runs out of the queue until its job
   // ends. Its directory is SPOOL_ROOT/sub-<id>.
@@ -152,6 +156,28 @@ class Lock {
  private:
   int fd_ = -1;
 };
+
+// ---- drift (campaign_drift.cpp)
+
+// Runs still to do that the store holds done under the same name with another
+// config: a config key added to relgpu since (every run's identity changes)
+// or a spec's `set` edited. Counts, per key, the runs in which it differs.
+struct Drift {
+  int64_t runs = 0;
+  std::map<std::string, int64_t> added, removed, changed;  // key -> runs
+};
+// `todo`: run name -> effective config JSON of the runs to do.
+Drift drift(const std::map<std::string, std::string>& todo,
+            const std::map<std::string, std::pair<std::string, std::string>>& stored);
+// Whether a run in this status runs (again) now.
+bool to_do(const std::string& status, bool retry_failed);
+// The runs of `p` that `statuses` (identity -> status) leaves to do, by name.
+std::map<std::string, std::string> todo_configs(const std::vector<Planned>& p,
+                                                const std::map<std::string, std::string>& statuses,
+                                                bool retry_failed);
+// A few lines for the user ("" with no drift), each starting with `prefix`.
+std::string describe(const Drift& d, const std::string& store_path, const std::string& campaign,
+                     const std::string& prefix);
 
 // ---- progress (campaign_progress.cpp)
 

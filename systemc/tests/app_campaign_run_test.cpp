@@ -311,6 +311,26 @@ TEST(CampaignCollect, MergesOnceAndSetsBadFilesAside) {
   EXPECT_EQ(c.submitted, 0);
 }
 
+TEST_F(CampaignRun, DryRunAndRunSayWhichKeysMakeStoredRunsRunAgain) {
+  Scratch d("drift");
+  std::string db = (d / "runs.db").string();
+  std::string a = d.write("a.json", R"({"name": "c", "runs": [{"name": "v", "workload": "vecops", "size": "small",
+    "mode": "functional"}]})");
+  std::string b = d.write("b.json", R"({"name": "c", "runs": [{"name": "v", "workload": "vecops", "size": "small",
+    "mode": "functional", "set": {"func.max_warp_insn": 12345678}}]})");
+  ASSERT_EQ(campaign("run " + a + " --store " + db + " -j 1").status, 0);
+  Shell dry = campaign("run " + b + " --store " + db + " --dry-run");
+  EXPECT_EQ(dry.status, 0) << dry.out;
+  EXPECT_NE(dry.out.find("# 1 of the runs to do was done before under the same name with another config:\n"
+                         "#   keys whose value changed: func.max_warp_insn\n"), std::string::npos) << dry.out;
+  Shell run = campaign("run " + b + " --store " + db + " -j 1");
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("relgpu campaign: 1 of the runs to do was done before"), std::string::npos) << run.out;
+  // Done now under this config: nothing to say.
+  dry = campaign("run " + b + " --store " + db + " --dry-run");
+  EXPECT_EQ(dry.out.find("done before"), std::string::npos) << dry.out;
+}
+
 TEST_F(CampaignRun, BadInputIsExitTwoWithAMessage) {
   Scratch d("badin");
   std::string spec = d.write("spec.json", R"({"runs": [{"workload": "vecops", "size": "small"}]})");

@@ -129,6 +129,56 @@ TEST(CampaignStore, ResumeBookkeepingAndExactlyOnceResults) {
   EXPECT_EQ(query(db, "SELECT count(*) FROM results WHERE config LIKE '%func.max_warp_insn%'"), "4");
 }
 
+TEST(CampaignDrift, NamesTheKeysThatMakeStoredRunsRunAgain) {
+  Scratch d("drift");
+  std::string db = (d / "runs.db").string();
+  const char* spec = R"({"name": "c", "defaults": {"size": "small", "mode": "functional"},
+    "runs": [{"name": "r", "workload": "bfs", "sweep": {"seed": [1, 2]}%s}]})";
+  auto with = [&](const std::string& set) {
+    std::string t = spec;
+    return suite(t.replace(t.find("%s"), 2, set));
+  };
+  regress::Suite s1 = with("");
+  std::vector<Planned> p1 = plan(s1);
+  Store st(db, true);
+  st.sync("c", "spec.json", p1, false);
+  for (const Todo& t : st.todo("c")) ASSERT_TRUE(st.finish(t.id, t.key, done_record(7)));
+  // Nothing to do again: no drift, nothing said.
+  EXPECT_TRUE(todo_configs(p1, st.statuses("c"), false).empty());
+  EXPECT_EQ(describe(drift(todo_configs(p1, st.statuses("c"), false), st.done_configs("c")), db, "c", "# "), "");
+
+  // The spec's `set` edited: both runs run again, and the key is named.
+  regress::Suite s2 = with(R"(, "set": {"func.max_warp_insn": 12345})");
+  std::vector<Planned> p2 = plan(s2);
+  Drift changed = drift(todo_configs(p2, st.statuses("c"), false), st.done_configs("c"));
+  EXPECT_EQ(changed.runs, 2);
+  EXPECT_EQ(changed.changed, (std::map<std::string, int64_t>{{"func.max_warp_insn", 2}}));
+  EXPECT_TRUE(changed.added.empty() && changed.removed.empty());
+  std::string text = describe(changed, db, "c", "# ");
+  EXPECT_NE(text.find("# 2 of the runs to do were done before under the same name with another config:\n"
+                      "#   keys whose value changed: func.max_warp_insn\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("rerun_store"), std::string::npos) << text;  // a changed value is a new run, not a check
+
+  // A key relgpu added since the store was made (the stored config lacks it).
+  std::string name = p1[0].run->name;
+  json old = json::parse(p1[0].config);
+  old.erase("func.max_warp_insn");
+  Drift added = drift({{name, p1[0].config}}, {{name, {"0000000000000000", old.dump()}}});
+  EXPECT_EQ(added.runs, 1);
+  EXPECT_EQ(added.added, (std::map<std::string, int64_t>{{"func.max_warp_insn", 1}}));
+  text = describe(added, db, "c", "");
+  EXPECT_NE(text.find("1 of the runs to do was done before"), std::string::npos) << text;
+  EXPECT_NE(text.find("  keys relgpu has added since: func.max_warp_insn\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("`scripts/rerun_store " + db + " --campaign c --limit 5`"), std::string::npos) << text;
+  // ...and one it removed; a key in only some runs says in how many.
+  Drift removed = drift({{name, old.dump()}, {"other", old.dump()}},
+                        {{name, {"k", p1[0].config}}, {"other", {"k", old.dump()}}});
+  EXPECT_EQ(removed.runs, 2);
+  EXPECT_EQ(removed.removed, (std::map<std::string, int64_t>{{"func.max_warp_insn", 1}}));
+  EXPECT_NE(describe(removed, db, "c", "").find("keys relgpu no longer has: func.max_warp_insn (1 runs)"),
+            std::string::npos);
+}
+
 TEST(CampaignStore, StatsThatAreNotJsonFailTheRunNotTheCampaign) {
   Scratch d("garbled");
   std::string db = (d / "runs.db").string();
