@@ -172,16 +172,10 @@ int run_cmd(Args& a, const std::string& command) {
     std::map<std::string, std::string> st;
     std::optional<Store> store;
     if (fs::exists(o.store_path)) st = store.emplace(o.store_path, false, true).statuses(suite.name);
-    std::vector<const Planned*> todo;
-    for (auto& p : planned) {
-      auto it = st.find(p.key);
-      if (to_do(it == st.end() ? "queued" : it->second, o.retry_failed)) todo.push_back(&p);
-    }
+    std::vector<const Planned*> todo = runs_to_do(planned, st, o.retry_failed);
     std::cout << "# dry run: " << suite.name << ": " << planned.size() << " runs, " << todo.size()
               << " to run; nothing was changed\n";
-    if (store)
-      std::cout << describe(drift(todo_configs(planned, st, o.retry_failed), store->done_configs(suite.name)),
-                            o.store_path, suite.name, "# ");
+    if (store) std::cout << describe(drift(todo, store->done_configs(suite.name)), o.store_path, suite.name, "# ");
     if (o.backend == "local") {
       for (auto* p : todo) std::cout << p->run->name << "\n    " << regress::reproduce(*p->run, "relgpu") << "\n";
       return 0;
@@ -197,7 +191,7 @@ int run_cmd(Args& a, const std::string& command) {
   warn_network_fs(o.store_path);
   Lock lock(o.store_path);
   Store store(o.store_path, true);
-  *o.out << describe(drift(todo_configs(planned, store.statuses(suite.name), o.retry_failed),
+  *o.out << describe(drift(runs_to_do(planned, store.statuses(suite.name), o.retry_failed),
                            store.done_configs(suite.name)),
                      o.store_path, suite.name, "relgpu campaign: ");
   store.sync(suite.name, o.spec_path, planned, o.retry_failed);

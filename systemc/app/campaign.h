@@ -125,9 +125,9 @@ class Store {
   std::vector<std::string> campaigns();
   // identity -> status of the campaign's runs (for dry runs, which change nothing).
   std::map<std::string, std::string> statuses(const std::string& campaign);
-  // run name -> (identity, effective config JSON) of the campaign's done runs,
-  // current or not; the latest where a name was done more than once.
-  std::map<std::string, std::pair<std::string, std::string>> done_configs(const std::string& campaign);
+  // run name -> effective config JSON of the campaign's done runs, current or
+  // not; the latest where a name was done more than once.
+  std::map<std::string, std::string> done_configs(const std::string& campaign);
 
   // Slurm: a submission takes its runs out of the queue until its job
   // ends. Its directory is SPOOL_ROOT/sub-<id>.
@@ -166,15 +166,12 @@ struct Drift {
   int64_t runs = 0;
   std::map<std::string, int64_t> added, removed, changed;  // key -> runs
 };
-// `todo`: run name -> effective config JSON of the runs to do.
-Drift drift(const std::map<std::string, std::string>& todo,
-            const std::map<std::string, std::pair<std::string, std::string>>& stored);
-// Whether a run in this status runs (again) now.
-bool to_do(const std::string& status, bool retry_failed);
-// The runs of `p` that `statuses` (identity -> status) leaves to do, by name.
-std::map<std::string, std::string> todo_configs(const std::vector<Planned>& p,
-                                                const std::map<std::string, std::string>& statuses,
-                                                bool retry_failed);
+// The runs of `p` that `statuses` (identity -> status) leaves to do: queued,
+// left running by a dead process, or failed with `retry_failed`.
+std::vector<const Planned*> runs_to_do(const std::vector<Planned>& p,
+                                       const std::map<std::string, std::string>& statuses, bool retry_failed);
+// `stored`: run name -> effective config JSON of the done runs (Store::done_configs).
+Drift drift(const std::vector<const Planned*>& todo, const std::map<std::string, std::string>& stored);
 // A few lines for the user ("" with no drift), each starting with `prefix`.
 std::string describe(const Drift& d, const std::string& store_path, const std::string& campaign,
                      const std::string& prefix);

@@ -9,29 +9,24 @@
 
 namespace relgpu::app::campaign {
 
-bool to_do(const std::string& status, bool retry_failed) {
-  return status == "queued" || status == "running" || (status == "failed" && retry_failed);
-}
-
-std::map<std::string, std::string> todo_configs(const std::vector<Planned>& p,
-                                                const std::map<std::string, std::string>& statuses,
-                                                bool retry_failed) {
-  std::map<std::string, std::string> out;
+std::vector<const Planned*> runs_to_do(const std::vector<Planned>& p,
+                                       const std::map<std::string, std::string>& statuses, bool retry_failed) {
+  std::vector<const Planned*> out;
   for (const Planned& x : p) {
     auto it = statuses.find(x.key);
-    if (to_do(it == statuses.end() ? "queued" : it->second, retry_failed)) out[x.run->name] = x.config;
+    const std::string s = it == statuses.end() ? "queued" : it->second;
+    if (s == "queued" || s == "running" || (s == "failed" && retry_failed)) out.push_back(&x);
   }
   return out;
 }
 
-Drift drift(const std::map<std::string, std::string>& todo,
-            const std::map<std::string, std::pair<std::string, std::string>>& stored) {
+Drift drift(const std::vector<const Planned*>& todo, const std::map<std::string, std::string>& stored) {
   Drift d;
-  for (const auto& [name, now_text] : todo) {
-    auto it = stored.find(name);
+  for (const Planned* x : todo) {
+    auto it = stored.find(x->run->name);
     if (it == stored.end()) continue;
     ++d.runs;
-    json now = json::parse(now_text), then = json::parse(it->second.second);
+    json now = json::parse(x->config), then = json::parse(it->second);
     for (const auto& [k, v] : now.items()) {
       if (!then.contains(k)) ++d.added[k];
       else if (then[k] != v) ++d.changed[k];

@@ -260,13 +260,13 @@ std::map<std::string, std::string> Store::statuses(const std::string& campaign) 
   return out;
 }
 
-std::map<std::string, std::pair<std::string, std::string>> Store::done_configs(const std::string& campaign) {
-  std::map<std::string, std::pair<std::string, std::string>> out;
+std::map<std::string, std::string> Store::done_configs(const std::string& campaign) {
+  std::map<std::string, std::string> out;
   sql::Stmt s(db_,
-              "SELECT r.name, r.key, c.json FROM runs r JOIN configs c ON c.hash = r.config_hash "
+              "SELECT r.name, c.json FROM runs r JOIN configs c ON c.hash = r.config_hash "
               "WHERE r.campaign = ? AND r.status = 'done' ORDER BY r.id");
   s.bind(1, campaign);
-  while (s.step()) out[s.text(0)] = {s.text(1), s.text(2)};
+  while (s.step()) out[s.text(0)] = s.text(1);
   return out;
 }
 

@@ -144,13 +144,13 @@ TEST(CampaignDrift, NamesTheKeysThatMakeStoredRunsRunAgain) {
   st.sync("c", "spec.json", p1, false);
   for (const Todo& t : st.todo("c")) ASSERT_TRUE(st.finish(t.id, t.key, done_record(7)));
   // Nothing to do again: no drift, nothing said.
-  EXPECT_TRUE(todo_configs(p1, st.statuses("c"), false).empty());
-  EXPECT_EQ(describe(drift(todo_configs(p1, st.statuses("c"), false), st.done_configs("c")), db, "c", "# "), "");
+  EXPECT_TRUE(runs_to_do(p1, st.statuses("c"), false).empty());
+  EXPECT_EQ(describe(drift(runs_to_do(p1, st.statuses("c"), false), st.done_configs("c")), db, "c", "# "), "");
 
   // The spec's `set` edited: both runs run again, and the key is named.
   regress::Suite s2 = with(R"(, "set": {"func.max_warp_insn": 12345})");
   std::vector<Planned> p2 = plan(s2);
-  Drift changed = drift(todo_configs(p2, st.statuses("c"), false), st.done_configs("c"));
+  Drift changed = drift(runs_to_do(p2, st.statuses("c"), false), st.done_configs("c"));
   EXPECT_EQ(changed.runs, 2);
   EXPECT_EQ(changed.changed, (std::map<std::string, int64_t>{{"func.max_warp_insn", 2}}));
   EXPECT_TRUE(changed.added.empty() && changed.removed.empty());
@@ -163,7 +163,7 @@ TEST(CampaignDrift, NamesTheKeysThatMakeStoredRunsRunAgain) {
   std::string name = p1[0].run->name;
   json old = json::parse(p1[0].config);
   old.erase("func.max_warp_insn");
-  Drift added = drift({{name, p1[0].config}}, {{name, {"0000000000000000", old.dump()}}});
+  Drift added = drift({&p1[0]}, {{name, old.dump()}});
   EXPECT_EQ(added.runs, 1);
   EXPECT_EQ(added.added, (std::map<std::string, int64_t>{{"func.max_warp_insn", 1}}));
   text = describe(added, db, "c", "");
@@ -171,8 +171,9 @@ TEST(CampaignDrift, NamesTheKeysThatMakeStoredRunsRunAgain) {
   EXPECT_NE(text.find("  keys relgpu has added since: func.max_warp_insn\n"), std::string::npos) << text;
   EXPECT_NE(text.find("`scripts/rerun_store " + db + " --campaign c --limit 5`"), std::string::npos) << text;
   // ...and one it removed; a key in only some runs says in how many.
-  Drift removed = drift({{name, old.dump()}, {"other", old.dump()}},
-                        {{name, {"k", p1[0].config}}, {"other", {"k", old.dump()}}});
+  Planned without = p1[0], other = p1[1];
+  without.config = other.config = old.dump();
+  Drift removed = drift({&without, &other}, {{name, p1[0].config}, {p1[1].run->name, old.dump()}});
   EXPECT_EQ(removed.runs, 2);
   EXPECT_EQ(removed.removed, (std::map<std::string, int64_t>{{"func.max_warp_insn", 1}}));
   EXPECT_NE(describe(removed, db, "c", "").find("keys relgpu no longer has: func.max_warp_insn (1 runs)"),
