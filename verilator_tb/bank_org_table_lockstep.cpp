@@ -29,18 +29,20 @@ void put_wide(Wide& v, unsigned lo, unsigned w, uint64_t x) {
 }
 
 BankOrgTableIn reorg_in(const BankOrgTableParams& p, const std::vector<uint32_t>& codes, uint32_t thr,
-                        uint32_t nhyb) {
+                        uint32_t nhyb, uint32_t nslow = 0) {
   BankOrgTableIn in;
   in.reorg_i = true;
   for (unsigned s = 0; s < p.num_sbs(); ++s) put_wide(in.sensors_i, s * p.code_width, p.code_width, codes[s]);
   in.slow_thr_i = thr;
   in.nhyb_i = nhyb;
+  in.nslow_min_i = nslow;
   return in;
 }
 
 // Runs a re-organization and checks its latency: busy for NumSbs+1 cycles.
-void reorg(LS& ls, const BankOrgTableParams& p, const std::vector<uint32_t>& codes, uint32_t thr, uint32_t nhyb) {
-  ASSERT_TRUE(ls.step(reorg_in(p, codes, thr, nhyb))) << ls.report();
+void reorg(LS& ls, const BankOrgTableParams& p, const std::vector<uint32_t>& codes, uint32_t thr, uint32_t nhyb,
+           uint32_t nslow = 0) {
+  ASSERT_TRUE(ls.step(reorg_in(p, codes, thr, nhyb, nslow))) << ls.report();
   unsigned busy = 0;
   for (;;) {
     ASSERT_TRUE(ls.step(BankOrgTableIn{})) << ls.report();
@@ -123,6 +125,15 @@ TEST(BankOrgTableLockstep, EqualSensorCodes) {
   reorg(ls, p, codes, 4, 0);
   EXPECT_TRUE((ls.model().bot(0) == Entry{1, 3, false, false}));
   EXPECT_TRUE((ls.model().bot(p.num_vbs - 1) == Entry{p.num_sbs() - 4, p.num_sbs() - 2, true, true}));
+  // By rank: every code ties at the threshold, yet the last 10 picks
+  // (sbs 22-31) are slow, the paper's 22 / 10 split.
+  std::fill(codes.begin(), codes.end(), 5);
+  const unsigned nslow = (p.num_sbs() * 10 + 16) / 32;
+  reorg(ls, p, codes, 5, 0, nslow);
+  for (unsigned v = 0; v < p.num_vbs; ++v)
+    EXPECT_TRUE((ls.model().bot(v) == Entry{2 * v, 2 * v + 1, 2 * v + nslow >= p.num_sbs(),
+                                            2 * v + 1 + nslow >= p.num_sbs()})) << "vb " << v;
+  EXPECT_EQ(ls.model_out().nfast_o, (p.num_sbs() - nslow + 1) / 2);
 }
 
 // 22 fast / 10 slow sbs: the paper's 11 fast + 5 slow vbs; then hybrid swaps
@@ -154,7 +165,9 @@ TEST(BankOrgTableLockstep, HybridSwaps) {
     EXPECT_EQ(ls.model_out().nfast_o, c + n);
   }
   // With nhyb = N at paper size every slow vb was paired: all 16 fast.
-  if (N == 16) EXPECT_EQ(ls.model_out().nfast_o, 16u);
+  if (N == 16) {
+    EXPECT_EQ(ls.model_out().nfast_o, 16u);
+  }
   // Hybrid vb: lanes 0-15 only is 1-cycle, any upper lane is busy.
   dispatch(ls, p, 2, 5);
   int hb = -1;
@@ -227,7 +240,8 @@ TEST(BankOrgTableLockstep, Random) {
   std::printf("bank_org_table random: seed=%llu cycles=%llu\n", (unsigned long long)seed, (unsigned long long)cycles);
   LS ls(p, "random", seed);
   tb::Rng rng(seed);
-  tb::Coverage cov({"rom_write", "rom_write_dropped", "reorg", "reorg_tie", "reorg_all_slow", "reorg_all_fast",
+  tb::Coverage cov({"rom_write", "rom_write_dropped", "reorg", "reorg_tie", "reorg_rank_cuts_ties", "reorg_all_slow",
+                    "reorg_all_fast",
                     "reorg_odd_fast", "swap_none", "swap_some", "swap_max", "dispatch", "lookup_busy",
                     "lookup_hybrid_low", "lookup_hybrid_high", "lookup_idle_lanes", "stall", "fwas_fast",
                     "fwas_slow", "lookup_while_busy"});
@@ -244,12 +258,15 @@ TEST(BankOrgTableLockstep, Random) {
       uint32_t thr = uint32_t(rng.range(0, cmax));
       if (rng.chance(0.5)) thr = codes[order(codes)[std::min<unsigned>(S - 1, unsigned(rng.range(S / 2, S - 1)))]];
       const uint32_t nhyb = uint32_t(rng.chance(0.1) ? rng.bits(p.vb_w() + 1) : rng.range(0, N));
-      in = reorg_in(p, codes, thr, nhyb);
+      const uint32_t nslow = uint32_t(rng.chance(0.5) ? 0 : rng.chance(0.1) ? rng.bits(p.sb_w() + 1) : rng.range(0, S));
+      in = reorg_in(p, codes, thr, nhyb, nslow);
       std::vector<uint32_t> sorted = codes;
       std::sort(sorted.begin(), sorted.end());
       cov.hit("reorg_tie", std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end());
       unsigned nf = 0;
       for (auto x : codes) nf += x <= thr;
+      cov.hit("reorg_rank_cuts_ties", nslow && nf > S - std::min<uint32_t>(S, nslow));
+      nf = std::min<unsigned>(nf, S - std::min<uint32_t>(S, nslow));
       cov.hit("reorg_all_slow", nf == 0);
       cov.hit("reorg_all_fast", nf == S);
       cov.hit("reorg_odd_fast", nf % 2 == 1);

@@ -14,6 +14,9 @@
 //   reorg_i                 kernel launch (SM drained): re-organize the BOT
 //   sensors_i[NumSbs]       sensor delay codes, larger = slower; sampled
 //   slow_thr_i              with reorg_i; code > slow_thr_i marks an sb slow
+//   nslow_min_i             with reorg_i; the last nslow_min_i sbs in sort
+//                           order are slow whatever their codes (by rank:
+//                           ties at the threshold code cannot add fast sbs)
 //   nhyb_i                  hybrid banks requested, 0..NumVbs (the driver
 //                           passes NumVbs when warps have <=16 active lanes)
 //   reorg_busy_o            re-organization in progress
@@ -34,7 +37,9 @@
 //
 // Re-organization (sequential sorter FSM):
 //   SORT, NumSbs cycles: each cycle picks the fastest sb not yet taken
-//     (lowest code, ties to the lower sb id) with a comparator tree; every
+//     (lowest code, ties to the lower sb id) with a comparator tree, slow
+//     if its code is above slow_thr_i or it is among the last nslow_min_i
+//     picks; every
 //     second pick writes BOT[k] = {pick 2k, pick 2k+1}, so the BOT is sorted
 //     fastest first and fast pairs come first (vb0.. fast, then slow).
 //   SWAP, 1 cycle: hybrid banks. With nf fast sbs, vbs 0..F-1 are pure fast
@@ -74,6 +79,7 @@ module bank_org_table #(
   input  wire                        reorg_i,
   input  wire [NumSbs*CodeWidth-1:0] sensors_i,
   input  wire [CodeWidth-1:0]        slow_thr_i,
+  input  wire [SbW:0]                nslow_min_i,
   input  wire [VbW:0]                nhyb_i,
   output wire                        reorg_busy_o,
   input  wire                        disp_i,
@@ -100,6 +106,7 @@ module bank_org_table #(
   localparam integer LastKi = NumSbs - 1;
   localparam [SbW-1:0] LastK = LastKi[SbW-1:0];
   localparam [SbW:0]   NumVbsC = NumVbs[SbW:0];
+  localparam [SbW+1:0] NumSbsC = NumSbs[SbW+1:0];
 
   reg [NumVbs*EntW-1:0]    bot_mem_q, bot_d;
   reg [NumSlots*RowW-1:0]  rt_mem_q;
@@ -109,6 +116,7 @@ module bank_org_table #(
   reg [NumSbs-1:0]         taken_q, taken_d;
   reg [NumSbs*CodeWidth-1:0] code_q;
   reg [CodeWidth-1:0]      thr_q;
+  reg [SbW:0]              nslow_q;
   reg [VbW:0]              nhyb_q, nhyb_d;
   reg [SbW:0]              prev_q, prev_d;  // {slow, sb} of the first of a pair
   reg [CntW-1:0]           nf_q, nf_d;     // fast sbs picked so far
@@ -229,7 +237,9 @@ module bank_org_table #(
     pick = ti[0 +: SbW];
     best = tc[0 +: CodeWidth];
   end
-  wire pick_slow = best > thr_q;
+  // Pick k is slow by its code, or by rank: k >= NumSbs - nslow.
+  wire [SbW+1:0] k_rank = {2'b00, k_q} + {1'b0, nslow_q};
+  wire pick_slow = (best > thr_q) | (k_rank >= NumSbsC);
 
   // ---- hybrid swaps: F, C and the swap count ----
   wire [CntW-1:0] f_cnt = {1'b0, nf_q[CntW-1:1]};         // nf / 2
@@ -325,7 +335,8 @@ module bank_org_table #(
   // Sensor snapshot at reorg_i: only meaningful while busy, so no reset.
   always @(posedge clk_i)
     if (st_q == SIdle && reorg_i) begin
-      code_q <= sensors_i;
-      thr_q  <= slow_thr_i;
+      code_q  <= sensors_i;
+      thr_q   <= slow_thr_i;
+      nslow_q <= nslow_min_i;
     end
 endmodule

@@ -82,6 +82,8 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
     std::sort(sorted.begin(), sorted.end());
     thr_ = sorted[std::llround(reliability::RfDelay::kFastShare * double(sorted.size())) - 1];
     nf_ = unsigned(std::count_if(code.begin(), code.end(), [&](uint32_t c) { return c <= thr_; }));
+    by_rank_ = cfg.get(kBotFastRule) == "rank";
+    if (by_rank_) nf_ = unsigned(std::llround(reliability::RfDelay::kFastShare * double(code.size())));
   }
   rf_bro_ = cfg.get(kBotPairing) == "rf_bro";
   renaming_ = cfg.get(kBotRenaming);
@@ -198,6 +200,7 @@ void BotUnit::cycle(uint64_t now) {
     in.reorg_i = true;
     in.sensors_i = codes_;
     in.slow_thr_i = thr_;
+    in.nslow_min_i = by_rank_ ? p_.num_sbs() - nf_ : 0;
     in.nhyb_i = hybrid_ ? nhyb_ : 0;
     reorg_pending_ = false;
     reorg_left_ = p_.reorg_latency();
@@ -337,7 +340,12 @@ config::json BotUnit::stats() const {
   j["translation_waits"] = st_.translation_waits;
   j["fwas_fast_issues"] = st_.fast_issues;
   if (vl_rf()) j["vl_rf_slow_accesses"] = st_.vl_rf_slow;
-  if (reorg_) j["reorgs"] = st_.reorgs;
+  if (reorg_) {
+    j["reorgs"] = st_.reorgs;
+    // Sub-banks the sorter counts fast: 22 by rank; by threshold more where
+    // codes tie at the 22nd-fastest.
+    j["max_fast_sbs"] = nf_;
+  }
   if (hybrid_) {
     j["hybrid"]["regs"] = hyb_regs_;
     j["hybrid"]["of_regs"] = regs_;

@@ -71,8 +71,14 @@ inline const config::Key<bool> kBotReorg{
     "bot.reorg", false, "",
     "NBTI-opt kernel-level re-organisation (spec 002 §6b): at every kernel launch, the SM drained, the block's "
     "sorter rewrites the BOT fastest pair first from the 32 sub-bank sensor codes (this SM's sub-bank delays, "
-    "blocks.bank_org_table.code_width-bit codes); a sub-bank is slow when its code is above the 22nd fastest's. "
-    "Needs bot.slow_sbs=pv"};
+    "blocks.bank_org_table.code_width-bit codes); which are slow: bot.fast_rule. Needs bot.slow_sbs=pv"};
+inline const config::Key<std::string> kBotFastRule{
+    "bot.fast_rule", "rank", "",
+    "with bot.reorg or bot.hybrid, which sub-banks the block's sorter counts fast: rank = the fastest 70% (22 of "
+    "32) in sensor-code order, ties to the lower id (the paper's VL-SB: a fixed 22 / 10 split); threshold = every "
+    "sub-bank whose code is at most the 22nd fastest's, so codes that tie there add fast sub-banks (up to 31 of 32 "
+    "on an SM whose sub-bank delays lie within a few code steps)",
+    std::vector<std::string>{"rank", "threshold"}};
 inline const config::Key<bool> kBotRenaming{
     "bot.renaming", false, "",
     "NBTI-opt block-level bank renaming: each CTA dispatch fills its renaming-table row (spec 002 §6a)"};
@@ -183,7 +189,8 @@ class BotUnit final : public BankMap {
   // Kernel-level re-organisation: sensor codes, the slow threshold, a
   // request for the next free cycle, and cycles until lookups see it.
   bool reorg_ = false, reorg_pending_ = false, hybrid_ = false;
-  unsigned nf_ = 0;                    // sub-banks whose code is at most the threshold (fast)
+  unsigned nf_ = 0;                    // sub-banks the sorter counts fast (bot.fast_rule)
+  bool by_rank_ = true;
   unsigned nhyb_ = 0, hyb_regs_ = 0, regs_ = 0;
   uint64_t hyb_vbs_ = 0;               // this launch's hybrid vbs (plan_launch)
   bool compaction_ = false, half_ = false;  // half_: blocks of at most 16 threads

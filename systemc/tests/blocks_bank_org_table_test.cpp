@@ -45,3 +45,26 @@ TEST(BankOrgTableModel, ReorgSortsAndSwaps) {
   EXPECT_EQ(m.num_fast(), 4u);
   EXPECT_EQ(m.last_swaps(), 1u);
 }
+
+// Ties at the threshold: by code every sb with code 5 is fast (all 8); with
+// nslow_min_i = 3 the last 3 picks (ties go to the lower id first, so sbs
+// 5, 6, 7) are slow by rank.
+TEST(BankOrgTableModel, RankLimitsFastSubBanksWhereCodesTie) {
+  BankOrgTableParams p{4, 2, 4, 1, 1};
+  using E = BankOrgTableModel::Entry;
+  for (uint32_t nslow : {0u, 3u}) {
+    BankOrgTableModel m(p);
+    BankOrgTableIn in;
+    in.reorg_i = true;
+    for (unsigned s = 0; s < 8; ++s)
+      for (unsigned b = 0; b < 4; ++b) set_wide_bit(in.sensors_i, s * 4 + b, (5u >> b) & 1);
+    in.slow_thr_i = 5;
+    in.nslow_min_i = nslow;
+    m.cycle(in);
+    while (m.busy()) m.cycle(BankOrgTableIn{});
+    EXPECT_TRUE((m.bot(0) == E{0, 1, false, false}));
+    EXPECT_TRUE((m.bot(2) == E{4, 5, false, nslow == 3}));
+    EXPECT_TRUE((m.bot(3) == E{6, 7, nslow == 3, nslow == 3}));
+    EXPECT_EQ(m.num_fast(), nslow ? 3u : 4u);
+  }
+}

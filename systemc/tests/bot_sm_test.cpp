@@ -111,7 +111,7 @@ TEST(BotData, AFlipOutsideTheMappedHalvesChangesNothing) {
 namespace {
 // A compute loop over many registers, `threads` per CTA, 8 CTAs.
 struct Timed {
-  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0, fast_issues = 0, vl_rf_slow = 0, reorgs = 0;
+  uint64_t cycles = 0, slow = 0, lookups = 0, fills = 0, fast_issues = 0, vl_rf_slow = 0, reorgs = 0, fast_sbs = 0;
   std::vector<uint64_t> sb_access;  // per sub-bank
   bool right = true;
 };
@@ -150,6 +150,7 @@ Timed run_chain(std::initializer_list<std::string> keys, unsigned threads) {
   t.sb_access = b["sb_accesses"].get<std::vector<uint64_t>>();
   t.vl_rf_slow = b.value("vl_rf_slow_accesses", uint64_t(0));
   t.reorgs = b.value("reorgs", uint64_t(0));
+  t.fast_sbs = b.value("max_fast_sbs", uint64_t(0));
   return t;
 }
 const char* kTenSlow = "bot.slow_sbs=1,3,5,7,9,11,13,15,17,19";  // one slow half in banks 0-9
@@ -336,10 +337,27 @@ TEST(BotTiming, ReorganisationAtLaunchPairsTheSlowSubBanks) {
   EXPECT_TRUE(vlsb.right && reorg.right && ren.right);
   EXPECT_EQ(vlsb.reorgs, 0u);
   EXPECT_EQ(reorg.reorgs, 1u);
+  EXPECT_EQ(vlsb.fast_sbs, 0u);  // no sorter, no count
+  EXPECT_EQ(reorg.fast_sbs, 22u);  // bot.fast_rule=rank: the paper's 22 / 10
   EXPECT_NEAR(double(reorg.slow) / double(reorg.lookups), 5.0 / 16, 0.08);
   EXPECT_GT(double(vlsb.slow) / double(vlsb.lookups), double(reorg.slow) / double(reorg.lookups) + 0.05);
   EXPECT_EQ(ren.fills, 8u);  // one RT row per CTA, after the sorter is done
   EXPECT_NEAR(double(ren.slow) / double(ren.lookups), 5.0 / 16, 0.08);
+}
+
+// The sorter's fast class: by rank exactly 22 of 32 sub-banks; by threshold
+// every code at or under the 22nd-fastest, so ties there add fast ones
+// (this SM has some at pv.sigma_ratio=1:4) and fewer accesses are slow.
+TEST(BotTiming, RankKeepsTwentyTwoFastSubBanksWhereCodesTie) {
+  const auto chain = [](const char* rule) {
+    return run_chain({"bot.pairing=identity", "bot.slow_sbs=pv", "bot.reorg=true", "pv.chip_seed=6",
+                      "pv.sigma_ratio=1:4", rule}, 64);
+  };
+  Timed rank = chain("bot.fast_rule=rank"), thr = chain("bot.fast_rule=threshold");
+  EXPECT_TRUE(rank.right && thr.right);
+  EXPECT_EQ(rank.fast_sbs, 22u);
+  EXPECT_GT(thr.fast_sbs, 22u);
+  EXPECT_LT(double(thr.slow) / double(thr.lookups), double(rank.slow) / double(rank.lookups));
 }
 
 namespace {

@@ -96,6 +96,7 @@ struct Stimulus {
     in.reorg_i = r.chance(0.01);
     in.sensors_i = r.wide(p.num_sbs() * p.code_width);
     in.slow_thr_i = uint32_t(r.bits(p.code_width));
+    in.nslow_min_i = uint32_t(r.bits(p.sb_w() + 1));
     in.nhyb_i = uint32_t(r.bits(p.vb_w() + 1));
     in.disp_i = r.chance(0.05);
     in.disp_slot_i = uint32_t(r.bits(p.slot_w()));

@@ -134,6 +134,7 @@ BankOrgTableOut BankOrgTableModel::cycle(const BankOrgTableIn& in) {
         taken_.assign(p_.num_sbs(), 0);
         for (unsigned s = 0; s < p_.num_sbs(); ++s) code_[s] = wide_field(in.sensors_i, s * CW, CW);
         thr_ = in.slow_thr_i & uint32_t(mask(CW));
+        nslow_ = in.nslow_min_i & uint32_t(mask(SW + 1));
         nhyb_ = in.nhyb_i & uint32_t(mask(VW + 1));
         ++st_count_.reorgs;
       }
@@ -144,7 +145,7 @@ BankOrgTableOut BankOrgTableModel::cycle(const BankOrgTableIn& in) {
       bool have = false;
       for (unsigned s = 0; s < p_.num_sbs(); ++s)
         if (!taken_[s] && (!have || code_[s] < code_[pick])) have = true, pick = s;
-      const bool slow = code_[pick] > thr_;
+      const bool slow = code_[pick] > thr_ || k_ + nslow_ >= p_.num_sbs();  // by code, or by rank
       taken_[pick] = 1;
       nf_ += !slow;
       if (k_ % 2 == 0) prev_sb_ = pick, prev_slow_ = slow;

@@ -58,6 +58,7 @@ struct BankOrgTableParams {
   P(bool, reorg_i)                  \
   P(Wide, sensors_i)                \
   P(uint32_t, slow_thr_i)           \
+  P(uint32_t, nslow_min_i)          \
   P(uint32_t, nhyb_i)               \
   P(bool, disp_i)                   \
   P(uint32_t, disp_slot_i)          \
@@ -124,7 +125,7 @@ class BankOrgTableModel {
   uint64_t stall_ = 0;
   State st_ = kIdle;
   unsigned k_ = 0, nf_ = 0, nhyb_ = 0, last_swaps_ = 0;
-  uint32_t thr_ = 0, prev_sb_ = 0;
+  uint32_t thr_ = 0, nslow_ = 0, prev_sb_ = 0;
   bool prev_slow_ = false;
   std::vector<uint32_t> code_;
   std::vector<uint8_t> taken_;
