@@ -94,8 +94,8 @@ COMPONENTS = {
         ("translation ports", "8 x (RT read, BOT read, busy), stall", ["lk_vb_o", "lk_sba_o", "lk_sbb_o",
                                                                      "lk_spd_o", "lk_busy_o", "stall_o"]),
         ("FWAS ports", "2 x (RT read, fast bit), fast-bank count", ["fw_fast_o", "nfast_o"]),
-        ("sensor sorter", "32 sensor codes, taken mask, sort/swap FSM", ["code_q", "thr_q", "taken_q", "k_q",
-                                                                       "nf_q", "f_cnt", "prev_q", "nhyb_q",
+        ("sensor sorter", "32 sensor codes, taken mask, sort/swap FSM", ["code_q", "thr_q", "nslow_q", "taken_q",
+                                                                       "k_q", "nf_q", "f_cnt", "prev_q", "nhyb_q",
                                                                        "h_cnt", "st_q", "reorg_busy_o"]),
     ],
 }
@@ -103,7 +103,7 @@ COMPONENTS = {
 # names}; a cell's classes are those in its fan-in (the split of a row below).
 SOURCES = {
     "bank_org_table": {"write port": ["we_i", "widx_i", "wdata_i"],
-                       "sorter picks": ["code_q", "taken_q", "k_q", "prev_q", "thr_q"],
+                       "sorter picks": ["code_q", "taken_q", "k_q", "prev_q", "thr_q", "nslow_q"],
                        "hybrid swaps": ["nhyb_q", "h_cnt", "nf_q", "f_cnt"]},
 }
 SPLIT = {"bank_org_table": "BOT"}  # the component whose logic is split by SOURCES

@@ -1,7 +1,6 @@
 """docs/results/rf_variation.md: the PV-tolerant register file (Tan et al., TPDS 2016) from the
-campaigns regress/rf_variation.json, rf_variation_chips.json, rf_variation_ablation.json and
-rf_variation_vlrf.json, with the clock side from the RF delay model's calibration
-(docs/results/rf_delay_calibration.md) and the NBTI aging of `relgpu rf-age`
+campaigns regress/rf_variation.json and its specs listed in scripts/report (EXTRA), with the clock
+side from the RF delay model's calibration (docs/results/rf_delay_calibration.md) and the NBTI aging of `relgpu rf-age`
 (STORE_aging.json beside the store, made from it: docs/results/stores/rf_variation_aging.json)."""
 import json
 import math
@@ -26,6 +25,12 @@ def cycles(run):
 def bot(run, key):
     b = run.get("sm_total", {}).get("bot", {})
     return b.get(key, 0)
+
+
+def fast_sbs(run):
+    """Mean over the SMs of the sub-banks the block's sorter counted fast (None for runs made before the stat)."""
+    xs = [sm.get("bot", {}).get("max_fast_sbs") for sm in run.get("sms", [])]
+    return mean(xs) if xs and None not in xs else None
 
 
 def calibration():
@@ -168,6 +173,37 @@ CHIP_SWEEPS = {
 }
 
 
+def bro_chips_section(by, wls, base):
+    """regress/rf_variation_bro_chips.json: VL-SB + RF-BRO and PV-opt on other chips and ratios, each run's cycles
+    against chip 1 at 1:1 (regress/rf_variation.json's runs of the same configuration)."""
+    rows = []
+    for title, one, groups in (("VL-SB + RF-BRO", "vlsb_bro", ("bro_chips", "bro_ratio")),
+                               ("PV-opt (+ FWAS)", "pvopt", ("pvopt_chips", "pvopt_ratio"))):
+        ref = {k[0]: r for k, r in by.get(one, {}).items() if k[1:] == (1, "1:1")}
+        runs = {k: r for g in groups for k, r in by.get(g, {}).items()}
+        for ratio in ("1:4", "1:1", "4:1"):
+            chips = sorted({c for (w, c, q) in runs if q == ratio and all((x, c, q) in runs for x in wls)})
+            if not chips or not all(w in ref and w in base for w in wls):
+                continue
+            rs = [(w, runs[(w, c, ratio)]) for c in chips for w in wls]
+            same = sum(cycles(r) == cycles(ref[w]) for w, r in rs)
+            per_chip = [mean([cycles(base[w]) / cycles(runs[(w, c, ratio)]) for w in wls]) for c in chips]
+            rows.append([title, ratio, f"{chips[0]}-{chips[-1]}", f"{same} of {len(rs)}", pct(mean(per_chip) - 1, 2, True),
+                         f"{pct(min(per_chip) - 1, 2, True)} / {pct(max(per_chip) - 1, 2, True)}",
+                         pct(mean([bot(r, 'slow_accesses') / max(1, bot(r, 'lookups')) for _, r in rs]))])
+        if ref and all(w in base for w in wls):
+            rows.append([title, "1:1", "1 (`" + one + "`)", "-", pct(mean([cycles(base[w]) / cycles(ref[w]) for w in wls]) - 1, 2, True),
+                         "-", pct(mean([bot(ref[w], 'slow_accesses') / max(1, bot(ref[w], 'lookups')) for w in wls]))])
+    if not rows:
+        return []
+    return ["## VL-SB + RF-BRO and PV-opt across chips (`regress/rf_variation_bro_chips.json`)", "",
+            "RF-BRO pairs each SM's sub-banks fastest first, so its 10 slow ones always fill vbs 11-15 and the timing "
+            "should not depend on the chip. Measured: each run's cycles against the same workload's run on chip 1 at "
+            "1:1 (`vlsb_bro`, `pvopt` above); IPC per chip: the mean over every workload against the no-BOT runs.", "",
+            table(["scheme", "sigma", "chips", "runs with chip 1's cycles", "IPC, mean over chips", "lowest / highest chip",
+                   "slow accesses"], rows), ""]
+
+
 def chip_means(by, wls, scheme):
     """Per (chip, ratio) of a CHIP_SWEEPS scheme: the mean IPC over the workloads against the same campaign's
     no-BOT runs, the worst workload and the share of 2-cycle accesses. Chips missing a workload are left out."""
@@ -286,7 +322,7 @@ def write(runs, out, missing=(), store=None):
                                                "rf_variation_fba", "rf_variation_hybrid",
                                                "rf_variation_compaction", "rf_variation_latency",
                                                "rf_variation_twolevel", "rf_variation_fetchgroup",
-                                               "rf_variation_vlrf_chips"]) + [""]
+                                               "rf_variation_vlrf_chips", "rf_variation_bro_chips"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 
@@ -413,7 +449,7 @@ def write(runs, out, missing=(), store=None):
                    ref=0.91, ref_label="paper VL-SB + RF-BRO: 0.91")
         md += [f"![IPC]({png})", ""]
 
-    md += chips_section(by, wls, "vlsb") + chips_section(by, wls, "vlrf")
+    md += chips_section(by, wls, "vlsb") + chips_section(by, wls, "vlrf") + bro_chips_section(by, wls, base)
 
     # ---- FBA-RM (its own campaign) ----
     fba = {k[0]: r for k, r in by.get("fba", {}).items()}
@@ -610,14 +646,16 @@ def all_together_chips(by, wls, base):
         per_chip = [mean([cycles(base[w]) / cycles(runs[(w, c, ratio)]) for w in wls]) for c in chips]
         slow = mean([bot(runs[(w, c, ratio)], "slow_accesses") / max(1, bot(runs[(w, c, ratio)], "lookups"))
                      for w in wls for c in chips])
+        fs = [fast_sbs(runs[(w, c, ratio)]) for w in wls for c in chips]
         rows.append([ratio, len(chips), pct(mean(per_chip) - 1, 2, True), pct(min(per_chip) - 1, 2, True),
-                     pct(max(per_chip) - 1, 2, True), pct(slow)])
+                     pct(max(per_chip) - 1, 2, True), pct(slow), "-" if None in fs else f"{mean(fs):.2f}"])
     if not rows:
         return []
     return ["All-Together (PV-opt + hybrid banks + lane compaction) across chips and sigma ratios "
             "(`cmp_hyb`, `cmp_hyb_chips`, `cmp_hyb_ratio`). IPC per chip: the mean over the workloads against the "
             "no-BOT runs, whose timing no chip changes. Paper: All-Together IPC +1% over the baseline.", "",
-            table(["sigma", "chips", "IPC, mean over chips", "lowest chip", "highest chip", "slow accesses"], rows), ""]
+            table(["sigma", "chips", "IPC, mean over chips", "lowest chip", "highest chip", "slow accesses",
+                   "fast sub-banks per SM"], rows), ""]
 
 
 def hybrid_section(by, wls):
@@ -653,12 +691,37 @@ def hybrid_section(by, wls):
             "go over the hybrid vbs, the others over the rest. An access is slow only if it touches a slow half. "
             "These runs predate lane compaction: threads keep their lanes (`bot.compaction=false`; the next "
             "section adds it). `hyb_reorg` is PV-opt with the "
-            "same launch-time sorter and no swaps: the sorter classes sub-banks by 8-bit codes, so ties at the "
-            "threshold can make more than 22 fast, which this column separates from the hybrid banks themselves. "
+            "same launch-time sorter and no swaps, which this column separates from the hybrid banks themselves; "
+            "the sorter counts the fastest 22 sub-banks fast (`bot.fast_rule=rank`; the table after this one "
+            "measures the other rule). "
             "Hybrid registers: share of the registers per thread (summed over SMs and launches); hybrid lookups: "
             "share of all lookups that hit a hybrid vb, and of those the share that touched its slow half; compactable: "
             "slow hybrid lookups with at most 16 active lanes (what lane compaction would make fast), per lookup. IPC "
             "against the same campaign's no-BOT runs.", "",
             table(["workload", "hybrid registers", "hybrid vbs (most)", "hybrid lookups", "slow among them", "compactable",
                    "slow accesses, PV-opt", "slow, + launch sorter", "slow, + hybrid",
-                   "IPC, PV-opt", "IPC, + launch sorter", "IPC, + hybrid"], rows), ""]
+                   "IPC, PV-opt", "IPC, + launch sorter", "IPC, + hybrid"], rows), ""] + fast_rule_section(by, keys, base)
+
+
+def fast_rule_section(by, wls, base):
+    """The sorter's fast class by rank (bot.fast_rule=rank, the default) and by threshold, from the same campaign."""
+    groups = [("hyb_reorg", "launch sorter, no swaps", "rank"), ("hyb_reorg_thr", "launch sorter, no swaps", "threshold"),
+              ("hyb", "hybrid banks", "rank"), ("hyb_thr", "hybrid banks", "threshold")]
+    sets = {g: {k[0]: r for k, r in by.get(g, {}).items()} for g, _, _ in groups}
+    if not all(all(w in sets[g] for w in wls) for g in sets):
+        return []
+    rows = []
+    for g, what, rule in groups:
+        rs = [sets[g][w] for w in wls]
+        fs = [fast_sbs(r) for r in rs]
+        hv = [mean([sm["bot"]["hybrid"]["max_vbs"] for sm in r["sms"]]) for r in rs] if g in ("hyb", "hyb_thr") else None
+        rows.append([f"`{g}`", what, rule, "-" if None in fs else f"{mean(fs):.2f}", "-" if hv is None else f"{mean(hv):.2f}",
+                     pct(mean([bot(r, "slow_accesses") / max(1, bot(r, "lookups")) for r in rs])),
+                     pct(mean([cycles(base[w]) / cycles(sets[g][w]) for w in wls]) - 1, 2, True)])
+    return ["Which sub-banks the launch-time sorter counts fast (`bot.fast_rule`, same campaign and revision). *rank* "
+            "(the default): the fastest 22 of 32 in sensor-code order, the paper's fixed 22 / 10 split; *threshold*: "
+            "every sub-bank whose 8-bit code is at most the 22nd fastest's, so codes that tie there count fast too (the "
+            "block's only rule before the key). Fast sub-banks and hybrid vbs: per SM, the mean over SMs and workloads; "
+            "slow accesses and IPC: the mean over the workloads.", "",
+            table(["group", "what", "fast rule", "fast sub-banks per SM", "hybrid vbs per SM", "slow accesses", "IPC"],
+                  rows), ""]

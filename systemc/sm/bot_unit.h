@@ -76,8 +76,8 @@ inline const config::Key<std::string> kBotFastRule{
     "bot.fast_rule", "rank", "",
     "with bot.reorg or bot.hybrid, which sub-banks the block's sorter counts fast: rank = the fastest 70% (22 of "
     "32) in sensor-code order, ties to the lower id (the paper's VL-SB: a fixed 22 / 10 split); threshold = every "
-    "sub-bank whose code is at most the 22nd fastest's, so codes that tie there add fast sub-banks (up to 31 of 32 "
-    "on an SM whose sub-bank delays lie within a few code steps)",
+    "sub-bank whose code is at most the 22nd fastest's, so codes that tie there add fast sub-banks (22-31 per SM "
+    "on chips 1-10 at sigma 1:4)",
     std::vector<std::string>{"rank", "threshold"}};
 inline const config::Key<bool> kBotRenaming{
     "bot.renaming", false, "",
