@@ -47,7 +47,7 @@ std::vector<unsigned> rank(const std::vector<double>& dl) {
 // A variable-latency clock: the slowest sb of the fast vbs (pairs 0 ..
 // n_fast / 2 - 1 of `order`), no shorter than half the slowest sb.
 double vl_period(const std::vector<double>& dl, const std::vector<unsigned>& order) {
-  const unsigned nfast = unsigned(std::llround(RfDelay::kFastShare * double(dl.size())));
+  const unsigned nfast = RfDelay::fast_count(dl.size());
   double m = 0;
   for (unsigned i = 0; i < nfast; ++i) m = std::max(m, dl[order[i]]);
   return std::max(m, *std::max_element(dl.begin(), dl.end()) / 2);

@@ -58,11 +58,9 @@ double RfDelay::cell_delay(double dvth, double dleff, double vdd) {
 
 namespace {
 
-unsigned fast_count(size_t n) { return unsigned(std::llround(RfDelay::kFastShare * double(n))); }
-
 // The n_fast-th fastest of `d` (a copy: nth_element reorders it).
 double kth_fastest(std::vector<double> d) {
-  const unsigned k = std::max(1u, fast_count(d.size()));
+  const unsigned k = std::max(1u, RfDelay::fast_count(d.size()));
   std::nth_element(d.begin(), d.begin() + (k - 1), d.end());
   return d[k - 1];
 }
@@ -147,7 +145,7 @@ RfDelay::RfDelay(uint64_t seed, SigmaSplit split, const RfGeometry& g, Floorplan
     std::iota(rank.begin(), rank.end(), 0u);
     std::stable_sort(rank.begin(), rank.end(), [&](unsigned a, unsigned b) { return d.sb[a] < d.sb[b]; });
     d.slow.assign(nsb, false);
-    for (unsigned i = fast_count(nsb); i < nsb; ++i) d.slow[rank[i]] = true;
+    for (unsigned i = RfDelay::fast_count(nsb); i < nsb; ++i) d.slow[rank[i]] = true;
     d.f_base = 1 / dmax;
     // VL-RF: registers slower than the n_fast-th take 2 cycles (ties stay fast).
     const double reg_k = kth_fastest(reg);

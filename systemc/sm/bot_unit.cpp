@@ -80,10 +80,10 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
       for (unsigned b = 0; b < w; ++b) blocks::set_wide_bit(codes_, unsigned(s * w + b), (code[s] >> b) & 1);
     std::vector<uint32_t> sorted = code;
     std::sort(sorted.begin(), sorted.end());
-    thr_ = sorted[std::llround(reliability::RfDelay::kFastShare * double(sorted.size())) - 1];
-    nf_ = unsigned(std::count_if(code.begin(), code.end(), [&](uint32_t c) { return c <= thr_; }));
+    const unsigned nfast = reliability::RfDelay::fast_count(code.size());
+    thr_ = sorted[nfast - 1];
     by_rank_ = cfg.get(kBotFastRule) == "rank";
-    if (by_rank_) nf_ = unsigned(std::llround(reliability::RfDelay::kFastShare * double(code.size())));
+    nf_ = by_rank_ ? nfast : unsigned(std::count_if(code.begin(), code.end(), [&](uint32_t c) { return c <= thr_; }));
   }
   rf_bro_ = cfg.get(kBotPairing) == "rf_bro";
   renaming_ = cfg.get(kBotRenaming);
