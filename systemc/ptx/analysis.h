@@ -5,7 +5,7 @@
 //   InstrInfo::dead, dead_mask           last uses of source registers
 //   Function::def_uses                   static def-use chains
 //   Function::regs_allocator, phys_reg   register allocation
-//   InstrInfo::tainted_branch, Function::tainted_regs
+//   InstrInfo::tainted_branch, Function::tainted_regs, Function::programmatic_regs
 //
 // Operand roles. Destinations are ops[0] (a register or vector) of every
 // opcode that writes one, plus pair_dst; st/red/bar/bra/call/ret/... write no
@@ -34,6 +34,6 @@ bool writes_dst(Opcode op);  // ops[0] is a destination
 void build_cfg(Function& f);          // blocks, InstrInfo::block, InstrInfo::ipdom
 void analyse_liveness(Function& f);   // dead bits, def_uses
 void allocate_registers(Function& f); // regs_allocator, phys_reg
-void analyse_taint(Function& f);      // tainted_branch, tainted_regs (needs build_cfg)
+void analyse_taint(Function& f);      // tainted_branch, tainted_regs, programmatic_regs, lane_* (needs build_cfg)
 
 }  // namespace relgpu::ptx

@@ -133,17 +133,29 @@ static void find_lane_branches(Function& f) {
   f.lane_regs = marked(in_region);
 }
 
+// Instructions whose value comes from memory.
+static bool reads_memory(Opcode op) {
+  switch (op) {
+    case Opcode::ld: case Opcode::ldu: case Opcode::atom: case Opcode::tex: case Opcode::tld4: case Opcode::suld:
+    case Opcode::ldmatrix:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Flow-insensitive data flow to a fixed point: a register written by an
 // instruction that reads an ID special register or a tainted register
 // (the guard included) is tainted. Memory is not tracked: a value stored by a
-// tainted thread and loaded back is tainted only through the load's address.
-void analyse_taint(Function& f) {
-  const size_t nr = f.regs.size(), n = f.instrs.size();
-  std::vector<char> taint(nr, 0);
+// tainted thread and loaded back is tainted only through the load's address,
+// and only with `through_loads` (false: only arithmetic on the ids taints).
+static std::vector<char> taint_of(const Function& f, bool through_loads) {
+  std::vector<char> taint(f.regs.size(), 0);
   std::vector<int32_t> uses, defs;
   for (bool changed = true; changed;) {
     changed = false;
     for (const Instr& in : f.instrs) {
+      if (!through_loads && reads_memory(in.op)) continue;
       bool t = false;
       for (const Operand& o : in.ops)
         if (o.kind == Operand::Kind::sreg && id_sreg(o.sreg)) t = true;
@@ -155,14 +167,24 @@ void analyse_taint(Function& f) {
         if (!taint[d]) { taint[d] = 1; changed = true; }
     }
   }
-  std::vector<char> in_region(nr, 0);
-  for (size_t i = 0; i < n; ++i) {
-    Instr& in = f.instrs[i];
-    in.info.tainted_branch = in.op == Opcode::bra && in.guard >= 0 && taint[in.guard];
-    // The region: blocks reachable from the branch before its reconvergence point.
-    if (in.info.tainted_branch) mark_regs(f, region(f, f.blocks[in.info.block].succ, in.info.ipdom), in_region);
-  }
-  f.tainted_regs = marked(in_region);
+  return taint;
+}
+
+// Registers used between each branch on a tainted guard and its
+// reconvergence point (the blocks reachable from the branch before it).
+static std::vector<int32_t> regs_under(const Function& f, const std::vector<char>& taint) {
+  std::vector<char> in_region(f.regs.size(), 0);
+  for (const Instr& in : f.instrs)
+    if (in.op == Opcode::bra && in.guard >= 0 && taint[in.guard])
+      mark_regs(f, region(f, f.blocks[in.info.block].succ, in.info.ipdom), in_region);
+  return marked(in_region);
+}
+
+void analyse_taint(Function& f) {
+  const std::vector<char> taint = taint_of(f, true);
+  for (Instr& in : f.instrs) in.info.tainted_branch = in.op == Opcode::bra && in.guard >= 0 && taint[in.guard];
+  f.tainted_regs = regs_under(f, taint);
+  f.programmatic_regs = regs_under(f, taint_of(f, false));
   find_lane_branches(f);
 }
 

@@ -98,7 +98,8 @@ void function_info(std::ostringstream& o, const Module& m, const Function& f) {
   if (!f.tainted_regs.empty()) {
     o << "  registers used under thread-dependent branches (" << f.tainted_regs.size() << "):";
     for (size_t k = 0; k < f.tainted_regs.size(); ++k) o << (k % 12 ? " " : "\n    ") << f.regs[f.tainted_regs[k]].name;
-    o << "\n";
+    o << "\n  of them under branches on the ids by arithmetic alone, no loaded value (" << f.programmatic_regs.size()
+      << "; bot.hybrid_regs=programmatic), under branches a launch can evaluate (" << f.lane_regs.size() << ")\n";
   }
   o << "  instructions (dead=XY: X for source 0, Y for source 1; 1 = last read of that register):\n";
   o << "      idx   line  blk  dead  text\n";

@@ -241,6 +241,10 @@ struct Function {
   uint32_t regs_used() const { return regs_ptxas ? regs_ptxas : regs_allocator; }
   std::vector<int32_t> phys_reg;  // per virtual register: first physical 32-bit register
   std::vector<int32_t> tainted_regs;  // registers used under ID-dependent branches
+  // Registers used under branches whose guard derives from the ids by
+  // arithmetic alone, not through a value loaded from memory (a subset of
+  // tainted_regs): the PV paper's "programmatic-value dependent" branches.
+  std::vector<int32_t> programmatic_regs;
   // Thread-dependent branches whose condition a launch can evaluate per
   // thread (hybrid banks' lane compaction, spec 002 §5): the guard is
   // computed from %tid, %ntid, %ctaid, %nctaid, %laneid, immediates and

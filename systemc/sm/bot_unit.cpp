@@ -62,7 +62,7 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
   }
   hybrid_ = cfg.get(kBotHybrid);
   compaction_ = hybrid_ && cfg.get(kBotCompaction);
-  launch_regs_ = cfg.get(kBotHybridRegs) == "launch";
+  hybrid_regs_ = cfg.get(kBotHybridRegs);
   if (hybrid_ && (cfg.get(kBotRenaming) || cfg.get(kBotFbaRm)))
     throw InputError("bot.hybrid excludes bot.renaming and bot.fba_rm (each sets its own register-to-bank map)");
   if (cfg.get(kBotReorg) || hybrid_) {
@@ -300,7 +300,9 @@ void BotUnit::cycle(uint64_t now) {
 // hybrid too. The probes check that prediction against the block.
 void BotUnit::plan_launch(const func::LaunchCtx& ctx, SmRegs& regs) {
   if (!hybrid_) return;
-  std::vector<uint8_t> hyb = regs.hybrid_phys(ctx.kernel, launch_regs_);
+  const ptx::Function& k = *ctx.kernel;
+  std::vector<uint8_t> hyb = regs.hybrid_phys(
+      &k, hybrid_regs_ == "launch" ? k.lane_regs : hybrid_regs_ == "programmatic" ? k.programmatic_regs : k.tainted_regs);
   const bool half = ctx.block.x * ctx.block.y * ctx.block.z <= func::kWarpSize / 2;  // lanes 0-15 only
   half_ = half;
   if (compaction_) lanes_.begin_launch(ctx);

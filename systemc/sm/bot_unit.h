@@ -103,8 +103,10 @@ inline const config::Key<std::string> kBotHybridRegs{
     "bot.hybrid_regs", "tainted", "",
     "with bot.hybrid, the hybrid namespace: tainted = every register used under a thread-dependent branch (the "
     "ptx taint analysis: conditions from %tid/%ctaid, directly or through data loaded from such addresses); "
-    "launch = only registers used under branches a launch can evaluate (those bot.compaction serves)",
-    std::vector<std::string>{"tainted", "launch"}};
+    "programmatic = the same without data loaded from memory (only arithmetic on the ids, loop variables "
+    "included: the paper's 'programmatic-value dependent' branches, e.g. block ID, thread ID); launch = only "
+    "registers used under branches a launch can evaluate (those bot.compaction serves)",
+    std::vector<std::string>{"tainted", "programmatic", "launch"}};
 inline const config::Key<bool> kBotCompaction{
     "bot.compaction", true, "",
     "with bot.hybrid, lane compaction (spec 002 §5, sm/lane_compaction.h): at each CTA's launch every warp gets a "
@@ -194,7 +196,7 @@ class BotUnit final : public BankMap {
   unsigned nhyb_ = 0, hyb_regs_ = 0, regs_ = 0;
   uint64_t hyb_vbs_ = 0;               // this launch's hybrid vbs (plan_launch)
   bool compaction_ = false, half_ = false;  // half_: blocks of at most 16 threads
-  bool launch_regs_ = false;              // bot.hybrid_regs=launch
+  std::string hybrid_regs_;               // bot.hybrid_regs
   LaneCompaction lanes_;
   blocks::Wide codes_;
   uint32_t thr_ = 0;

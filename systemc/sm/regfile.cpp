@@ -97,10 +97,10 @@ void SmRegs::set_lanes(unsigned ws, const uint8_t slot_of[32]) {
 }
 
 // ---- Hybrid banks ----
-std::vector<uint8_t> SmRegs::hybrid_phys(const ptx::Function* k, bool launch_only) {
+std::vector<uint8_t> SmRegs::hybrid_phys(const ptx::Function* k, const std::vector<int32_t>& regs) {
   std::vector<uint8_t> hyb(k->regs_used(), 0);
   const std::vector<Map>& m = map_of(k);
-  for (int32_t r : launch_only ? k->lane_regs : k->tainted_regs)
+  for (int32_t r : regs)
     if (m[size_t(r)].where == Where::rf)
       for (unsigned w = 0; w < m[size_t(r)].width; ++w)
         if (unsigned p = unsigned(m[size_t(r)].phys) + w; p < hyb.size()) hyb[p] = 1;

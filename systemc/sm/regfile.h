@@ -163,10 +163,9 @@ class SmRegs final : public func::RegStorage {
 
   // Hybrid banks (spec 002 §5): physical registers of kernel k (regs_used()
   // of them) that hold a register used under a thread-dependent branch
-  // (ptx::Function::tainted_regs): 1 = hybrid namespace, 0 = pure.
-  // launch_only: ptx::Function::lane_regs instead (the registers used under
-  // branches a launch can evaluate).
-  std::vector<uint8_t> hybrid_phys(const ptx::Function* k, bool launch_only = false);
+  // (`regs`: one of ptx::Function's tainted_regs, programmatic_regs or
+  // lane_regs): 1 = hybrid namespace, 0 = pure.
+  std::vector<uint8_t> hybrid_phys(const ptx::Function* k, const std::vector<int32_t>& regs);
   // With a layout, a warp slot's hybrid registers (`hyb`, as hybrid_phys
   // gives) go over the banks `hyb_banks` and the others over `pure_banks`,
   // Eq. (3) over each list: the k-th register of a class to

@@ -523,8 +523,9 @@ TEST(BotData, LaneCompactionMovesEachThreadsRegistersToItsSlot) {
 }
 
 // bot.hybrid_regs: a branch on loaded data taints the registers of its
-// body (the default namespace), but no launch can evaluate it, so with
-// `launch` no register is hybrid. Results stay right either way.
+// body (the default namespace), but it is not arithmetic on the ids and no
+// launch can evaluate it, so with `programmatic` or `launch` no register is
+// hybrid. Results stay right either way.
 TEST(BotTiming, HybridNamespaceFromLaunchBranchesOnly) {
   auto run = [](const char* regs_key) {
     sm::test::TRig r;
@@ -543,6 +544,7 @@ TEST(BotTiming, HybridNamespaceFromLaunchBranchesOnly) {
     return r.stats()["bot"]["hybrid"]["regs"].get<uint64_t>();
   };
   EXPECT_GT(run("bot.hybrid_regs=tainted"), 0u);
+  EXPECT_EQ(run("bot.hybrid_regs=programmatic"), 0u);
   EXPECT_EQ(run("bot.hybrid_regs=launch"), 0u);
 }
 

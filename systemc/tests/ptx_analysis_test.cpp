@@ -30,6 +30,10 @@ bool tainted(const Function& f, const std::string& name) {
   return std::count(f.tainted_regs.begin(), f.tainted_regs.end(), reg(f, name)) > 0;
 }
 
+bool programmatic(const Function& f, const std::string& name) {
+  return std::count(f.programmatic_regs.begin(), f.programmatic_regs.end(), reg(f, name)) > 0;
+}
+
 }  // namespace
 
 TEST(PtxAnalysis, IfElseReconvergesAtJoin) {
@@ -241,6 +245,7 @@ $T:
   EXPECT_FALSE(tainted(f, "%r10"));  // under the uniform branch only
   EXPECT_FALSE(tainted(f, "%r14"));
   EXPECT_FALSE(tainted(f, "%r1"));   // tainted data, but not used in the region
+  EXPECT_EQ(f.programmatic_regs, f.tainted_regs);  // arithmetic on %tid only
 }
 
 TEST(PtxAnalysis, TaintThroughLoadAddressAndGuard) {
@@ -258,6 +263,32 @@ $X:
   const Function& f = *m->functions[0];
   EXPECT_TRUE(f.instrs[5].info.tainted_branch);
   EXPECT_TRUE(tainted(f, "%r5"));
+  EXPECT_FALSE(programmatic(f, "%r5"));  // the guard is loaded data, not the id
+  EXPECT_TRUE(f.programmatic_regs.empty());
+}
+
+// A reduction's `if (tid < s)` with s halved each trip: arithmetic on the
+// id with a loop variable. Programmatic (the paper's kind of branch), but no
+// launch can evaluate it, so lane compaction leaves it alone.
+TEST(PtxAnalysis, ProgrammaticBranchesIncludeLoopVariables) {
+  auto m = kernel(R"(
+	mov.u32 %r1, %tid.x;            // 0
+	mov.u32 %r2, 16;                // 1
+$LOOP:
+	setp.ge.u32 %p1, %r1, %r2;      // 2
+	@%p1 bra $SKIP;                 // 3
+	add.s32 %r3, %r1, %r2;          // 4
+$SKIP:
+	shr.u32 %r2, %r2, 1;            // 5
+	setp.ne.u32 %p2, %r2, 0;        // 6
+	@%p2 bra $LOOP;                 // 7
+	ret;
+)");
+  const Function& f = *m->functions[0];
+  EXPECT_TRUE(f.instrs[3].info.tainted_branch);
+  EXPECT_TRUE(programmatic(f, "%r3"));
+  EXPECT_TRUE(tainted(f, "%r3"));
+  EXPECT_TRUE(f.lane_regs.empty());  // %r2 is written twice: a loop variable
 }
 
 // Lane compaction's branches (Function::lane_branches): the taint test's
