@@ -7,7 +7,8 @@ DRAM read throughput) plus counters that carry nothing. Checks: the piecewise-li
 other) / sum(core + other) computed here; a predictor that is always 5% low shows unsafe kernels and
 pays their reruns (the guardband pricing bites); shuffled targets (a mutant pairing of counters and
 Vmin) lose the fit; a workload far outside the others on one counter is predicted well only with
-held-out counters clipped to the training range (--no-clip is the mutant); the learning curve trains
+held-out counters clipped to the training range (--no-clip is the mutant); --seed-spread repeats the
+fits over seeds (exact fits on fixed folds do not move, seed 1 is the main table); the learning curve trains
 on only k workloads (with k = all it is leave-one-workload-out, and with workloads in disjoint IPC
 bins 3 of them predict worse); --ablation tables other rows' errors as they are on their own; power
 tracking correlates the IR drop with power; a row without "vmin" is an error naming the row. Exit 0
@@ -135,6 +136,16 @@ def main():
     if not p or abs(p["r_ir"] - 1) > 1e-9 or not abs(p["r_dynamic"]) < 0.5 or res.get("power_tracking") is not None:
         fails.append(f"power tracking: {p} with the IR drop proportional to power; {res.get('power_tracking')} "
                      f"without an IR drop ({rp.stderr.strip()})")
+    # --seed-spread: seed 1 is the main table's; exact fits on fixed folds (linear, leave one
+    # workload out) give one value over the seeds, the random folds' assignment moves.
+    rs, ress = run(doc, "--seed-spread", "3")
+    sp = ress.get("seed_spread") if ress else None
+    lw = sp["linear"]["workload"]["rmse_pct"] if sp else []
+    if (not sp or len(lw) != 3 or max(lw) - min(lw) > 1e-9
+            or abs(sp["pwl"]["random"]["rmse_pct"][0] - ress["models"]["pwl"]["random"]["rmse_pct"]) > 1e-9
+            or len(set(round(x, 9) for x in sp["linear"]["random"]["rmse_pct"])) < 2):
+        fails.append(f"--seed-spread 3: {sp and {k: v['workload']['rmse_pct'] for k, v in sp.items()}} "
+                     f"({rs.stderr.strip()})")
     bad = synthetic(7)
     del bad["rows"][5]["vmin"]
     rb, _ = run(bad)
