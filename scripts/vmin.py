@@ -475,6 +475,8 @@ def main():
                                    "models": {k: {h: e["rmse_pct"] for h, e in m.items()} for k, m in r["models"].items()},
                                    "saving_pct": {k: {h: e["saving_pct"] for h, e in m.items()}
                                                   for k, m in r["models"].items()}}
+        if a.seed_spread:
+            res["ablations"][label]["seed_spread"] = seed_spread(adoc, arows, anames, ab_args, a.seed_spread)
         print(f"ablation {label}:")
         print_tables(r)
     if a.json:
@@ -527,13 +529,13 @@ def markdown(res, doc, a):
            + ("Each held-out counter is clipped to the range of the rows the model was trained on (a deployed "
               "predictor sees counters it was not fitted on; the ablation below removes the clip)."
               if res.get("clip") else "Held-out counters are not clipped (`--no-clip`)."), ""]
+    def span(v, f, unit=""):
+        """Median (lowest to highest) of v."""
+        v = sorted(v)
+        return f"{float(np.median(v)):{f}}{unit} ({v[0]:{f}}{unit} to {v[-1]:{f}}{unit})"
     sp = res.get("seed_spread")
     if sp:
         n_s = len(sp["linear"]["workload"]["rmse_pct"])
-
-        def span(v, f, unit=""):
-            v = sorted(v)
-            return f"{float(np.median(v)):{f}}{unit} ({v[0]:{f}}{unit} to {v[-1]:{f}}{unit})"
         md += [f"### Spread over seeds 1-{n_s}", "",
                "The table above is seed 1. The seed draws the MLP's initial weights and which rows fall in each "
                "random fold; the linear and piecewise-linear fits are exact, so only their random folds move. "
@@ -601,12 +603,17 @@ def markdown(res, doc, a):
                f"{ab['oracle_saving_pct']:.1f}% there, {res['oracle']['saving_pct']:.1f}% here (thesis, GTX 480: "
                "15.8%).", "",
                "| model | folds | RMSE %, as built | RMSE %, " + label + " | RMSE %, thesis | energy saving at +"
-               f"{res['margin'] * 100:.0f}%, as built | the same, {label} |", "|---|---|---:|---:|---:|---:|---:|"]
+               f"{res['margin'] * 100:.0f}%, as built | the same, {label} |"
+               + (" RMSE %, " + label + f", over seeds 1-{len(ab['seed_spread']['linear']['random']['rmse_pct'])} |"
+                  if ab.get("seed_spread") else ""),
+               "|---|---|---:|---:|---:|---:|---:|" + ("---:|" if ab.get("seed_spread") else "")]
         for kind, m in res["models"].items():
             for how, e in m.items():
                 md.append(f"| {kind} | {'leave one workload out' if how == 'workload' else '5 random folds'} | "
                           f"{e['rmse_pct']:.2f} | {ab['models'][kind][how]:.2f} | {THESIS[kind][0]} | "
-                          f"{e['saving_pct']:.1f}% | {ab['saving_pct'][kind][how]:.1f}% |")
+                          f"{e['saving_pct']:.1f}% | {ab['saving_pct'][kind][how]:.1f}% |"
+                          + (f" {span(ab['seed_spread'][kind][how]['rmse_pct'], '.2f')} |" if ab.get("seed_spread")
+                             else ""))
     pts = [("as built", res.get("power_tracking"))] + [(label, ab.get("power_tracking"))
                                                        for label, ab in res.get("ablations", {}).items()]
     if all(p for _, p in pts):

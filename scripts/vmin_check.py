@@ -116,12 +116,16 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         sp = os.path.join(tmp, "shuffled.json")
         json.dump(synthetic(7, shuffle=True), open(sp, "w"))
-        ra, resa = run(doc, "--ablation", f"shuffled={sp}")
+        ra, resa = run(doc, "--ablation", f"shuffled={sp}", "--seed-spread", "2")
         rx, _ = run(doc, "--ablation", sp)
     ab = resa["ablations"]["shuffled"]["models"]["pwl"]["random"] if resa else None
     if ab is None or abs(ab - ress["models"]["pwl"]["random"]["rmse_pct"]) > 1e-9:
         fails.append(f"--ablation: pwl RMSE {ab} on the shuffled rows, {ress['models']['pwl']['random']['rmse_pct']} "
                      f"run on their own ({ra.stderr.strip()})")
+    abs_ = resa["ablations"]["shuffled"].get("seed_spread") if resa else None
+    if not abs_ or ab is None or abs(abs_["pwl"]["random"]["rmse_pct"][0] - ab) > 1e-9:
+        fails.append(f"--ablation with --seed-spread: the ablation's seed 1 {abs_ and abs_['pwl']['random']} "
+                     f"is not its table's {ab}")
     if rx.returncode != 2 or "LABEL=ROWS.json" not in rx.stderr:
         fails.append(f"--ablation without a label: exit {rx.returncode}, {rx.stderr.strip()}")
     # Power tracking: an IR drop proportional to the power correlates 1 with it; rows without
