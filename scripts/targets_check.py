@@ -47,10 +47,10 @@ def check(text, read=lambda p: open(p).read()):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if cols is None:
                 cols = cells
-                if "ours" not in " ".join(cols):
-                    misses.append(f"section '{head}': no 'ours' column")
+                ours = next((i for i, c in enumerate(cols) if c.startswith("ours")), None)
+                if ours is None:
+                    misses.append(f"section '{head}': no column headed 'ours'")
                     break
-                ours = next(i for i, c in enumerate(cols) if c.startswith("ours"))
                 continue
             for n in numbers(cells[ours]):
                 checked += 1
