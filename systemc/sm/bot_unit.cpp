@@ -62,7 +62,10 @@ BotUnit::BotUnit(unsigned sm_id, const config::Config& cfg, unsigned banks, unsi
   }
   hybrid_ = cfg.get(kBotHybrid);
   compaction_ = hybrid_ && cfg.get(kBotCompaction);
-  hybrid_regs_ = cfg.get(kBotHybridRegs);
+  const std::string ns = cfg.get(kBotHybridRegs);
+  hybrid_regs_ = ns == "launch"         ? &ptx::Function::lane_regs
+                 : ns == "programmatic" ? &ptx::Function::programmatic_regs
+                                        : &ptx::Function::tainted_regs;
   if (hybrid_ && (cfg.get(kBotRenaming) || cfg.get(kBotFbaRm)))
     throw InputError("bot.hybrid excludes bot.renaming and bot.fba_rm (each sets its own register-to-bank map)");
   if (cfg.get(kBotReorg) || hybrid_) {
@@ -300,9 +303,7 @@ void BotUnit::cycle(uint64_t now) {
 // hybrid too. The probes check that prediction against the block.
 void BotUnit::plan_launch(const func::LaunchCtx& ctx, SmRegs& regs) {
   if (!hybrid_) return;
-  const ptx::Function& k = *ctx.kernel;
-  std::vector<uint8_t> hyb = regs.hybrid_phys(
-      &k, hybrid_regs_ == "launch" ? k.lane_regs : hybrid_regs_ == "programmatic" ? k.programmatic_regs : k.tainted_regs);
+  std::vector<uint8_t> hyb = regs.hybrid_phys(ctx.kernel, ctx.kernel->*hybrid_regs_);
   const bool half = ctx.block.x * ctx.block.y * ctx.block.z <= func::kWarpSize / 2;  // lanes 0-15 only
   half_ = half;
   if (compaction_) lanes_.begin_launch(ctx);

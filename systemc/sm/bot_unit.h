@@ -196,7 +196,8 @@ class BotUnit final : public BankMap {
   unsigned nhyb_ = 0, hyb_regs_ = 0, regs_ = 0;
   uint64_t hyb_vbs_ = 0;               // this launch's hybrid vbs (plan_launch)
   bool compaction_ = false, half_ = false;  // half_: blocks of at most 16 threads
-  std::string hybrid_regs_;               // bot.hybrid_regs
+  // bot.hybrid_regs: which register list of the kernel is the hybrid namespace.
+  const std::vector<int32_t> ptx::Function::*hybrid_regs_ = &ptx::Function::tainted_regs;
   LaneCompaction lanes_;
   blocks::Wide codes_;
   uint32_t thr_ = 0;
