@@ -320,7 +320,7 @@ def write(runs, out, missing=(), store=None):
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
     md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
                                                "rf_variation_fba", "rf_variation_hybrid",
-                                               "rf_variation_compaction", "rf_variation_latency",
+                                               "rf_variation_compaction", "rf_variation_latency", "rf_variation_port",
                                                "rf_variation_twolevel", "rf_variation_fetchgroup",
                                                "rf_variation_vlrf_chips", "rf_variation_bro_chips"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
@@ -519,7 +519,8 @@ def write(runs, out, missing=(), store=None):
 
 # regress/rf_variation_latency.json: the SM choice switched, and its label.
 LATENCY = [("ctl", "as built: 6 SP, 8 SFU, 2 LD/ST collectors, 8 CTAs"), ("oc_half", "collectors halved: 3 / 4 / 1"),
-           ("oc_min", "one collector of each kind"), ("cta2", "2 CTAs per SM")]
+           ("oc_min", "one collector of each kind"), ("cta2", "2 CTAs per SM"),
+           ("shared", "one port per bank, writes first (GPGPU-Sim's arbitration, `rf.shared_port`; `regress/rf_variation_port.json`)")]
 
 
 def latency_section(by, wls):

@@ -6,7 +6,8 @@
 
 namespace relgpu::sm {
 
-// Writes go first (oldest ready first), then collector reads.
+// Writes go first (oldest ready first), then collector reads (not of a vb
+// written this cycle under rf.shared_port).
 void BotPath::arbitrate() {
   reads_.clear();
   writes_.clear();
@@ -54,6 +55,7 @@ void BotPath::arbitrate() {
     in->bot_wb = now;  // fast; a busy grant makes it now + 1 below
     writes_.push_back({in, first});
   }
+  const bool shared = c_.rf_shared_port();  // a vb written this cycle reads nothing
   for (unsigned k = 0; k < 3; ++k)
     for (Inst* in : c_.collectors(k)) {
       if (!in || !in->reads_left) continue;
@@ -65,7 +67,7 @@ void BotPath::arbitrate() {
           bot_.count_wait(false);
           continue;
         }
-        if (rports[t.vb] || bot_.held(t.vb)) {
+        if (rports[t.vb] || (shared && wports[t.vb]) || bot_.held(t.vb)) {
           c_.count_rf_read_conflict(t.vb, 1);
           continue;
         }

@@ -81,6 +81,9 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   fu_sfu_.resize(sfu_units_);
   group_read_.assign(rf_.groups(), 0);
   group_write_.assign(rf_.groups(), 0);
+  rf_shared_port_ = cfg.get(kRfSharedPort);
+  if (rf_shared_port_ && cfg.get(kGrGuardEnable))
+    throw InputError("rf.shared_port is not modelled with grguard.enable (the patching unit has its own ports)");
   act_.sm = id_;
   act_.rf_reads.assign(rf_.banks(), 0);
   act_.rf_writes.assign(rf_.banks(), 0);

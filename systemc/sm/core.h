@@ -229,6 +229,7 @@ class Core final : public SmCore {
   std::vector<Inst*>& writeback_queue() { return wb_; }
   std::vector<uint8_t>& write_ports() { return group_write_; }
   std::vector<uint8_t>& read_ports() { return group_read_; }
+  bool rf_shared_port() const { return rf_shared_port_; }  // rf.shared_port: a write takes the read port
   void retire(Inst* in) { complete(in); }
   // Results write back oldest ready first (ready cycle, then issue order).
   static bool writeback_order(const Inst* a, const Inst* b) {
@@ -384,6 +385,7 @@ class Core final : public SmCore {
   // ---- Register dead time (sm/dead_time.h) ----
   std::unique_ptr<DeadTime> dead_;     // null when grguard.deadtime is false
   std::vector<RfAccessObserver*> rf_observers_;
+  bool rf_shared_port_ = false;        // rf.shared_port
   bool rf_dead_all_ = false, rf_exit_deaths_ = false;  // grguard.dead_bits=all, exit_deaths: ReadMark, rf_exit
   std::vector<std::shared_ptr<const reliability::Chip>> dead_chips_;  // grguard.deadtime_fault_rates maps
   // ---- end register dead time ----

@@ -485,12 +485,16 @@ void Core::rf_warp_exited(unsigned ws) {
       for (RfAccessObserver* o : rf_observers_) o->rf_exit(g, r, now_);
 }
 
-// ---- operand collection: one read per bank group per cycle ----------------------
+// ---- operand collection: one read per bank group per cycle (none where a write
+// took the group's port under rf.shared_port) -------------------------------------
 
 void Core::operand_read() {
   if (rf_hook_ && rf_hook_->operand_read()) return;  // the hook arbitrated (the BOT)
   if (oc_free_[0] + oc_free_[1] + oc_free_[2] == oc_total_) return;
-  std::fill(group_read_.begin(), group_read_.end(), 0);
+  if (rf_shared_port_)
+    group_read_ = group_write_;  // this cycle's writes took their banks' one port
+  else
+    std::fill(group_read_.begin(), group_read_.end(), 0);
   if (rf_hook_) rf_hook_->claim_read_ports(group_read_);
   unsigned span = rf_.span();
   for (int k = 0; k < 3; ++k)
@@ -560,8 +564,8 @@ void Core::dispatch() {
 
 void Core::writeback() {
   if (rf_hook_) return rf_hook_->writeback();  // GR-Guard's patching unit, or the BOT's grants
+  std::fill(group_write_.begin(), group_write_.end(), 0);  // operand_read() reads it under rf.shared_port
   if (wb_.empty()) return;
-  std::fill(group_write_.begin(), group_write_.end(), 0);
   unsigned span = rf_.span();
   // Oldest ready first (small list: sort by ready cycle, then age).
   std::sort(wb_.begin(), wb_.end(), Core::writeback_order);

@@ -61,6 +61,10 @@ inline const Key<int64_t> kRfEntryBits{"rf.entry_bits", 128, "bits",
                                        "bits per entry; a warp register (32 x 32 bit) spans 1024/entry_bits "
                                        "consecutive banks (128: GR-Guard's 8-bank WRG; 1024: one bank)",
                                        32, 1024};
+inline const Key<bool> kRfSharedPort{
+    "rf.shared_port", false, "",
+    "one access per bank per cycle, writes first, as GPGPU-Sim's operand collector arbitrates (a bank written "
+    "this cycle reads nothing); false: one read and one write port per bank (spec 002: 1R + 1W)"};
 
 // ---- functional units ------------------------------------------------------
 inline const Key<int64_t> kSpUnits{"sm.sp_units", 2, "units", "SP pipelines (GPGPU-Sim GTX480)", 1, 8};

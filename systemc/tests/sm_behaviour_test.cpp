@@ -2,6 +2,7 @@
 // file (fault API), activity observers and idle-cycle skipping.
 #include <sstream>
 
+#include "common/error.h"
 #include "sm_test_rig.h"
 
 namespace relgpu::sm::test {
@@ -383,6 +384,58 @@ TEST(SmBehaviour, BarrierDeadlockIsReported) {
 }
 
 // Occupancy: registers, CTA slots and threads limit resident CTAs.
+// 8 warps of independent add chains over four registers, on 16 warp-wide
+// banks: results are written while other warps read, so a bank port shared
+// by reads and writes (rf.shared_port, GPGPU-Sim's arbitration) turns some
+// of those reads into conflicts. Returns {cycles, conflicting reads}.
+std::pair<uint64_t, uint64_t> add_chains(const std::string& port, std::initializer_list<const char*> extra = {}) {
+  TRig r;
+  for (const char* k : {"rf.num_banks=16", "rf.entries_per_bank=64", "rf.entry_bits=1024"}) r.cfg.set(k);
+  for (const char* k : extra) r.cfg.set(k);
+  r.cfg.set("rf.shared_port=" + port);
+  r.load(std::string(kHead) + ".visible .entry k(.param .u64 out) {\n  .reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
+         "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, 1;\n  mov.u32 %r3, 2;\n  mov.u32 %r4, 3;\n" +
+         repeat("  add.u32 %r2, %r2, %r1;\n  add.u32 %r3, %r3, %r4;\n  add.u32 %r4, %r4, %r2;", 40) +
+         "  add.u32 %r5, %r3, %r4;\n  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 4;\n"
+         "  add.u64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r5;\n  ret;\n}\n");
+  uint64_t out = r.upload(std::vector<uint32_t>(256, 0));
+  r.run_timing("k", {1, 1, 1}, {256, 1, 1}, {out});
+  std::vector<uint32_t> got = r.download<uint32_t>(out, 256);
+  for (uint32_t t = 0; t < 256; ++t) {
+    uint32_t a = 1, b = 2, c = 3;
+    for (int i = 0; i < 40; ++i) a += t, b += c, c += a;
+    EXPECT_EQ(got[t], b + c) << t;
+  }
+  return {r.cycles, r.stats()["rf"]["conflict_reads"].get<uint64_t>()};
+}
+
+TEST(SmBehaviour, SharedRfPortMakesWritesBlockReads) {
+  auto [cyc1, conf1] = add_chains("false");
+  auto [cyc2, conf2] = add_chains("true");
+  EXPECT_GT(conf2, conf1 + 20) << "a write must take its bank's read port";
+  EXPECT_GT(cyc2, cyc1);
+}
+
+TEST(SmBehaviour, SharedRfPortThroughTheBankOrganizationTable) {
+  auto [cyc1, conf1] = add_chains("false", {"bot.enable=true"});
+  auto [cyc2, conf2] = add_chains("true", {"bot.enable=true"});
+  EXPECT_GT(conf2, conf1 + 20) << "a vb written this cycle must read nothing";
+  EXPECT_GT(cyc2, cyc1);
+}
+
+TEST(SmBehaviour, SharedRfPortRefusedUnderGrGuard) {
+  TRig r;
+  r.cfg.set("rf.shared_port=true");
+  r.cfg.set("grguard.enable=true");
+  r.load(std::string(kHead) + ".visible .entry k() {\n  ret;\n}\n");
+  try {
+    r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("rf.shared_port"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SmBehaviour, OccupancyLimits) {
   TRig r;
   r.load(std::string(kHead) + ".visible .entry k() {\n  ret;\n}\n");
