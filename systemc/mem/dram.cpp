@@ -19,7 +19,8 @@ DramCtrl::DramCtrl(const config::Config& cfg)
       tWR_(unsigned(cfg.get(kDramWR))),
       tCDLR_(unsigned(cfg.get(kDramCDLR))),
       frfcfs_(cfg.get(kDramScheduler) == "frfcfs"),
-      bank_(banks_) {
+      bank_(banks_),
+      hits_(banks_, 0) {
   uint64_t burst_bytes = uint64_t(cfg.get(kDramBusBytes)) * uint64_t(cfg.get(kDramBurstLength));
   uint64_t read_bytes = std::min<uint64_t>(burst_bytes, uint64_t(cfg.get(kDramBurstUseful)));
   uint64_t per_burst = uint64_t(std::max(cfg.get(kDramCCD), cfg.get(kDramBurstCycles)));
@@ -31,6 +32,7 @@ DramCtrl::DramCtrl(const config::Config& cfg)
 void DramCtrl::push(uint64_t local, bool write, uint32_t tag, uint64_t arrive) {
   uint64_t r = local / row_bytes_;
   q_.push_back({arrive, uint32_t(r % banks_), uint32_t(r / banks_), tag, write, false});
+  if (bank_[q_.back().bank].open == int64_t(q_.back().row)) ++hits_[q_.back().bank];
   ++(write ? nwrites_ : nreads_);
 }
 
@@ -46,16 +48,18 @@ uint64_t DramCtrl::col_ready(bool write) const {
   return t;
 }
 
-bool DramCtrl::pending_hit(uint32_t bank) const {
-  for (const Entry& e : q_)
-    if (e.bank == bank && int64_t(e.row) == bank_[bank].open) return true;
-  return false;
+void DramCtrl::open_row(uint32_t bank, uint32_t row) {
+  bank_[bank].open = row;
+  unsigned n = 0;
+  for (const Entry& e : q_) n += e.bank == bank && e.row == row;
+  hits_[bank] = n;
 }
 
 void DramCtrl::issue_col(size_t i, uint64_t now, std::vector<Done>& done) {
   Entry e = q_[i];
   q_.erase(q_.begin() + i);
   Bank& b = bank_[e.bank];
+  --hits_[e.bank];  // a column command is always a hit on the open row
   const unsigned occ = e.write ? occ_write_ : occ_;
   next_col_any_ = now + occ;
   b.next_col = now + occ;
@@ -95,7 +99,7 @@ uint64_t DramCtrl::step(uint64_t now, std::vector<Done>& done) {
     if (e.arrive > now || b.open == int64_t(e.row)) continue;
     if (b.open < 0) {
       if (b.next_act <= now && (!any_act_ || last_act_ + tRRD_ <= now)) {
-        b.open = e.row;
+        open_row(e.bank, e.row);
         b.next_col = now + tRCD_;
         b.next_pre = now + tRAS_;
         b.next_act = now + tRAS_ + tRP_;
@@ -107,6 +111,7 @@ uint64_t DramCtrl::step(uint64_t now, std::vector<Done>& done) {
       }
     } else if (b.next_pre <= now && !(frfcfs_ && pending_hit(e.bank))) {
       b.open = -1;
+      hits_[e.bank] = 0;  // a closed bank has no open-row hits
       b.next_act = std::max(b.next_act, now + tRP_);
       ++stats.precharges;
       return now + 1;

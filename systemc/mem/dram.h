@@ -108,7 +108,10 @@ class DramCtrl {
     uint64_t next_act = 0, next_pre = 0, next_col = 0;
   };
   uint64_t col_ready(bool write) const;
-  bool pending_hit(uint32_t bank) const;
+  // Does a queued request (arrived or not) hit the bank's open row? hits_
+  // counts them, so the scheduler's scans stay linear in the queue.
+  bool pending_hit(uint32_t bank) const { return hits_[bank] != 0; }
+  void open_row(uint32_t bank, uint32_t row);
   void issue_col(size_t i, uint64_t now, std::vector<Done>& done);
 
   unsigned banks_, depth_;
@@ -117,6 +120,7 @@ class DramCtrl {
   unsigned occ_, occ_write_;  // data-bus cycles of a line read (sector bursts) and write-back (full bursts)
   bool frfcfs_;
   std::vector<Bank> bank_;
+  std::vector<unsigned> hits_;  // per bank: queued requests to its open row
   std::vector<Entry> q_;  // arrival order (at most 2 x depth entries)
   unsigned nreads_ = 0, nwrites_ = 0;
   uint64_t next_col_any_ = 0, bus_free_ = 0, wr_end_ = 0, last_act_ = 0;
