@@ -8,7 +8,7 @@ using mem::kLineBytes;
 
 L1D::L1D(unsigned sets, unsigned ways, unsigned mshrs, unsigned merge)
     : sets_(sets), ways_(ways), merge_(merge), lines_(size_t(sets) * ways),
-      data_(size_t(sets) * ways * kLineWords, 0), mshrs_(mshrs) {
+      data_(size_t(sets) * ways * kLineWords, 0), mshrs_(mshrs), open_(mshrs, kNoLine) {
   for (auto& m : mshrs_) m.waiters.reserve(merge);
 }
 
@@ -63,14 +63,13 @@ void L1D::reserve_last_way(bool reserved) {
 }
 
 int L1D::mergeable(uint64_t line) const {
-  for (size_t i = 0; i < mshrs_.size(); ++i) {
-    const Mshr& m = mshrs_[i];
-    if (m.busy && !m.stale && m.line == line && m.waiters.size() < merge_) return int(i);
-  }
+  for (size_t i = 0; i < open_.size(); ++i)
+    if (open_[i] == line && mshrs_[i].waiters.size() < merge_) return int(i);
   return -1;
 }
 
 int L1D::allocate(uint64_t line) {
+  if (busy_ == mshrs_.size()) return -1;  // a stalled load retries every cycle
   for (size_t i = 0; i < mshrs_.size(); ++i) {
     Mshr& m = mshrs_[i];
     if (m.busy) continue;
@@ -78,6 +77,7 @@ int L1D::allocate(uint64_t line) {
     m.stale = false;
     m.line = line;
     m.waiters.clear();
+    open_[i] = line;
     ++busy_;
     return int(i);
   }
@@ -88,17 +88,18 @@ void L1D::release(int i) {
   Mshr& m = mshrs_[size_t(i)];
   m.busy = false;
   m.waiters.clear();
+  open_[size_t(i)] = kNoLine;
   --busy_;
 }
 
 void L1D::all_stale() {
-  for (auto& m : mshrs_)
-    if (m.busy) m.stale = true;
+  for (size_t i = 0; i < mshrs_.size(); ++i)
+    if (mshrs_[i].busy) mshrs_[i].stale = true, open_[i] = kNoLine;
 }
 
 void L1D::store_seen(uint64_t line) {
-  for (auto& m : mshrs_)
-    if (m.busy && m.line == line) m.stale = true;
+  for (size_t i = 0; i < mshrs_.size(); ++i)
+    if (mshrs_[i].busy && mshrs_[i].line == line) mshrs_[i].stale = true, open_[i] = kNoLine;
 }
 
 }  // namespace relgpu::sm

@@ -73,6 +73,10 @@ class L1D {
   static constexpr unsigned kLineWords = mem::kLineBytes / 4;
   std::vector<uint32_t> data_;    // sets * ways lines of kLineWords
   std::vector<Mshr> mshrs_;
+  // Per MSHR, the line a load may merge into (busy and not stale), else
+  // kNoLine: mergeable() scans this instead of the MSHRs themselves.
+  static constexpr uint64_t kNoLine = ~uint64_t(0);
+  std::vector<uint64_t> open_;
   unsigned busy_ = 0;
   bool reserved_ = false;
   unsigned spill_ways_ = 1;
