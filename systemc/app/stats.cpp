@@ -1,5 +1,6 @@
 #include "app/stats.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 
@@ -70,6 +71,30 @@ std::string grouped(uint64_t v) {
   return out;
 }
 
+// Each kernel's CTAs per SM at its first launch (runtime/device.h "occupancy"),
+// with GPGPU-Sim's register rule beside it where whole RF rows cost CTAs.
+static void print_occupancy(std::ostream& os, const json& s) {
+  if (!s.contains("launches")) return;
+  std::vector<std::string> seen;
+  for (const json& l : s["launches"]) {
+    if (!l.contains("occupancy") || !l.contains("kernel")) continue;
+    const std::string k = l["kernel"].get<std::string>();
+    if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
+    seen.push_back(k);
+    const json& o = l["occupancy"];
+    const uint64_t n = o["ctas_per_sm"].get<uint64_t>(), by_count = o["ctas_by_register_count"].get<uint64_t>();
+    const std::string lim = o["limited_by"].get<std::string>();
+    const char* what = lim == "rf_rows" ? "RF rows" : lim == "ctas" ? "CTA slots" : lim == "shared" ? "shared memory"
+                                                                                                : "threads";
+    os << "  " << std::left << std::setw(18) << (seen.size() == 1 ? "CTAs per SM" : "") << std::right << k << ": " << n
+       << " (" << what;
+    if (lim == "rf_rows")
+      os << ", " << o["rf_rows_per_warp"].get<uint64_t>() << " a warp"
+         << (by_count > n ? "; GPGPU-Sim's rule, registers rounded to 4, allows " + std::to_string(by_count) : "");
+    os << ")\n";
+  }
+}
+
 void print_summary(std::ostream& os, const RunInfo& r, const json& s, const std::string& log) {
   os << "relgpu run " << r.workload << "  (size " << r.size << ", mode " << r.mode << ", seed " << r.seed << ")\n";
   if (!log.empty()) os << "  " << log << (log.back() == '\n' ? "" : "\n");
@@ -91,6 +116,7 @@ void print_summary(std::ostream& os, const RunInfo& r, const json& s, const std:
     rate("L1D hit rate", l1, "hit_rate");
     rate("L2 hit rate", s.contains("l2") ? &s["l2"] : nullptr, "hit_rate");
     rate("DRAM row hits", s.contains("dram") ? &s["dram"] : nullptr, "row_hit_rate");
+    print_occupancy(os, s);
     if (s.contains("power") && s["power"].contains("total_w")) {  // power/chip_power.h
       const json& p = s["power"];
       os << "  average power     " << std::setprecision(1) << p["total_w"].get<double>() << " W   (dynamic "

@@ -182,6 +182,8 @@ std::string Gpu::describe() const {
   return os.str();
 }
 
+json Gpu::occupancy(const sm::CtaShape& s) const { return sms_.front()->core().occupancy(s); }
+
 json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   json d = json::object();
   d["engine"] = "timing";

@@ -46,6 +46,8 @@ class Gpu final : public sc_core::sc_module, public SmHost {
   uint64_t end_ps() const { return end_ps_; }
   // The per-kernel stats of the launch that just finished; fills thread/warp counts.
   config::json kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const;
+  // The launch's occupancy (sm/sm_core.h), from SM 0: every SM has the same resources.
+  config::json occupancy(const sm::CtaShape& s) const;
   // Where the SMs stand, for deadlock and runaway messages.
   std::string describe() const;
 

@@ -78,6 +78,7 @@ void TimingEngine::launch(const ptx::Module& mod, const ptx::Function& kernel, r
   const uint64_t budget_ps = g.ref_clock().edge_ps(max_cycles);
   const uint64_t t0 = sc_core::sc_time_stamp().value();
   g.begin(ctx_, grid, shape);
+  rec.occupancy = g.occupancy(shape);
   sc_core::sc_start(sc_core::sc_time::from_value(budget_ps), sc_core::SC_EXIT_ON_STARVATION);
 
   if (std::exception_ptr e = g.error()) {

@@ -282,6 +282,7 @@ nlohmann::ordered_json register_stats(const LaunchRecord& r) {
   j["regs_per_thread"] = r.regs_per_thread;
   j["regs_ptxas"] = r.regs_ptxas ? nlohmann::ordered_json(r.regs_ptxas) : nlohmann::ordered_json();
   j["regs_allocator"] = r.regs_allocator;
+  if (!r.occupancy.is_null()) j["occupancy"] = r.occupancy;
   return j;
 }
 

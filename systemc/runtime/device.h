@@ -66,6 +66,7 @@ struct LaunchRecord {
   uint64_t warp_insn = 0;     // warp instructions issued
   uint64_t thread_insn = 0;   // threads active in the SIMT mask per issued warp instruction (GPGPU-Sim's gpu_sim_insn)
   nlohmann::ordered_json detail;  // per-class counts and engine-specific stats
+  nlohmann::ordered_json occupancy;  // timing mode: CTAs per SM and what limits them (sm/sm_core.h)
   bool replay = false;            // a relaunch by the checkpoint runtime's recovery (resilience.h)
 };
 
@@ -73,7 +74,8 @@ struct LaunchRecord {
 uint64_t sim_time_ps(const LaunchRecord& r);
 
 // The launch's register counts as stats fields: regs_per_thread (allocated),
-// regs_ptxas (null when not known), regs_allocator.
+// regs_ptxas (null when not known), regs_allocator; in timing mode also
+// "occupancy", the CTAs per SM those registers and the other resources allow.
 nlohmann::ordered_json register_stats(const LaunchRecord& r);
 // One line for the user when the launch did not use ptxas's count as is (no
 // ptxas count, or our allocator needs more); "" otherwise.

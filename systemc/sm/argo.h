@@ -60,6 +60,7 @@ class RowAllocator {
   // A new launch: slots of `rows_per_slot` rows; resets the counters.
   void begin_launch(unsigned rows_per_slot, uint64_t now);
   unsigned free_slots() const { return free_; }
+  unsigned slots() const { return unsigned(slot_free_.size()); }  // this launch's, free or not
   // Allocates a slot: returns its first row. The rows are held from
   // start(), called with the first cycle the warp can use them.
   unsigned take();

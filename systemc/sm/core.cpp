@@ -207,6 +207,31 @@ bool Core::can_accept(const CtaShape& s) const {
          shared_used_ + s.shared_bytes <= shared_cap_ && row_slots_needed <= rows_.free_slots();
 }
 
+// The limits can_accept() applies, each on its own, for an empty SM.
+config::json Core::occupancy(const CtaShape& s) const {
+  const unsigned nw = (s.threads + kWarpSize - 1) / kWarpSize;
+  const unsigned rows = std::max(1u, (s.regs_per_thread + rf_.groups() - 1) / rf_.groups());
+  const unsigned slots_per_warp = rows <= rows_per_warp_ ? 1 : (rows + rows_per_warp_ - 1) / rows_per_warp_;
+  const unsigned held = slots_per_warp * rows_per_warp_;  // RF rows a warp holds
+  std::vector<std::pair<const char*, uint64_t>> lim = {
+      {"ctas", max_ctas_},
+      {"threads", std::min<uint64_t>(max_threads_ / std::max(1u, s.threads), max_warps_ / std::max(1u, nw))},
+      {"rf_rows", rows_.slots() / std::max(1u, nw * slots_per_warp)}};
+  if (s.shared_bytes) lim.push_back({"shared", shared_cap_ / s.shared_bytes});
+  auto low = std::min_element(lim.begin(), lim.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  config::json limits = config::json::object();
+  for (auto& [k, n] : lim) limits[k] = n;
+  // GPGPU-Sim's rule: registers per thread rounded up to 4, threads to whole
+  // warps. Above ctas_per_sm when whole RF rows hold more than that rounding.
+  const uint64_t regs4 = std::max<uint64_t>(4, (uint64_t(s.regs_per_thread) + 3) / 4 * 4);
+  return {{"ctas_per_sm", low->second},
+          {"limited_by", low->first},
+          {"limits", limits},
+          {"rf_rows_per_warp", held},
+          {"regs_per_thread_held", uint64_t(held) * rf_.groups()},
+          {"ctas_by_register_count", uint64_t(rf_.entries()) * rf_.groups() / (uint64_t(nw) * regs4)}};
+}
+
 void Core::add_cta(const uint32_t ctaid[3]) {
   unsigned cs = 0;
   while (cs < ctas_.size() && ctas_[cs].live) ++cs;
@@ -219,6 +244,7 @@ void Core::add_cta(const uint32_t ctaid[3]) {
   c.warps.clear();
   if (ldst_) ldst_->cta_added(cs);  // LoSCache: the predictor CTA
   ++live_ctas_;
+  st_.max_resident_ctas = std::max<uint64_t>(st_.max_resident_ctas, live_ctas_);
   threads_used_ += c.threads;
   shared_used_ += c.shared;
   ++st_.ctas;
@@ -420,6 +446,7 @@ config::json Core::stats() const {
   j["ipc"] = double(st_.thread_insn) / cyc;
   j["warp_ipc"] = double(st_.warp_insn) / cyc;
   j["ctas"] = st_.ctas;
+  j["max_resident_ctas"] = st_.max_resident_ctas;  // "max_": combines by maximum (gpu/stats.cpp)
   j["its_yields"] = ex_ ? ex_->its_yields() : 0;
   // GPGPU-Sim's gpu_occupancy: resident warps over warp slots, per busy cycle.
   j["resident_warp_cycles"] = st_.resident_warp_cycles;

@@ -150,6 +150,7 @@ class Core final : public SmCore {
 
   void begin_launch(const func::LaunchCtx& ctx) override;
   bool can_accept(const CtaShape& s) const override;
+  config::json occupancy(const CtaShape& s) const override;
   void add_cta(const uint32_t ctaid[3]) override;
   unsigned take_finished() override;
   bool idle() const override;
@@ -399,6 +400,7 @@ class Core final : public SmCore {
   // stats (per launch)
   struct Stats {
     uint64_t cycles = 0, warp_insn = 0, thread_insn = 0, ctas = 0;
+    uint64_t max_resident_ctas = 0;  // the most CTAs resident at once (occupancy() predicts it)
     uint64_t resident_warp_cycles = 0;  // sum over busy cycles of resident warps (occupancy)
     uint64_t stall[kStallCount] = {};
     uint64_t issued_cls[size_t(IssueClass::count_)] = {};

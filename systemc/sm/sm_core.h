@@ -66,6 +66,9 @@ class SmCore {
   virtual ~SmCore() = default;
   virtual void begin_launch(const func::LaunchCtx& ctx) = 0;
   virtual bool can_accept(const CtaShape& s) const = 0;
+  // How many CTAs of shape s an empty SM holds in this launch and which
+  // resource sets that (the launch record's "occupancy"; after begin_launch).
+  virtual config::json occupancy(const CtaShape& s) const = 0;
   virtual void add_cta(const uint32_t ctaid[3]) = 0;
   // CTAs finished since the last call (for the CTA scheduler).
   virtual unsigned take_finished() = 0;
