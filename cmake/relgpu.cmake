@@ -1,16 +1,29 @@
 # Shared CMake helpers.
 
+# relgpu_test_main: systemc/tests/test_main.cpp (sc_main running GoogleTest;
+# libsystemc defines main()), compiled once for every test executable: it
+# parses gtest and systemc, 4 s of CPU that 90 executables each paid.
+function(relgpu_test_main_target)
+  if(TARGET relgpu_test_main)
+    return()
+  endif()
+  add_library(relgpu_test_main OBJECT ${CMAKE_SOURCE_DIR}/systemc/tests/test_main.cpp)
+  target_link_libraries(relgpu_test_main PUBLIC GTest::gtest PkgConfig::SystemC Threads::Threads)
+  # test_main.cpp exports these as environment variables (unless already set);
+  # the tests that read them directly (test_paths.h) get them too.
+  target_compile_definitions(relgpu_test_main PUBLIC RELGPU_SOURCE_DIR_DEFAULT="${CMAKE_SOURCE_DIR}"
+                                                     RELGPU_BIN_DEFAULT="${CMAKE_BINARY_DIR}/bin/relgpu")
+endfunction()
+
 # relgpu_test(NAME SOURCES... [LIBS libs...])
-# A GoogleTest executable whose main is sc_main (libsystemc defines main()).
+# A GoogleTest executable whose main is sc_main (relgpu_test_main).
 # Each test case runs in its own process (gtest_discover_tests) because
 # SystemC allows one elaboration per process.
 function(relgpu_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
-  add_executable(${name} ${T_SOURCES} ${CMAKE_SOURCE_DIR}/systemc/tests/test_main.cpp)
-  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest PkgConfig::SystemC Threads::Threads)
-  # test_main.cpp exports these as environment variables (unless already set).
-  target_compile_definitions(${name} PRIVATE RELGPU_SOURCE_DIR_DEFAULT="${CMAKE_SOURCE_DIR}"
-                                             RELGPU_BIN_DEFAULT="${CMAKE_BINARY_DIR}/bin/relgpu")
+  relgpu_test_main_target()
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE relgpu_test_main ${T_LIBS} GTest::gtest PkgConfig::SystemC Threads::Threads)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
 endfunction()
 

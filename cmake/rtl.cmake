@@ -65,3 +65,28 @@ function(relgpu_verilator_sanitize)
     endforeach()
   endforeach()
 endfunction()
+
+# relgpu_verilated_runtime(TARGET...): call after the verilate() calls for each
+# TARGET. verilate() compiles Verilator's runtime (verilated*.cpp, about 30 s of
+# CPU) into every target it is given, nine here; this compiles it once, into
+# relgpu_verilated, and links that instead. The definitions are the ones
+# verilate() gives with TRACE_FST, the only tracing any target asks for.
+function(relgpu_verilated_runtime)
+  if(NOT TARGET relgpu_verilated)
+    set(inc ${VERILATOR_ROOT}/include)
+    add_library(relgpu_verilated STATIC ${inc}/verilated.cpp ${inc}/verilated_fst_c.cpp ${inc}/verilated_threads.cpp)
+    target_include_directories(relgpu_verilated PUBLIC ${inc} ${inc}/vltstd)
+    target_compile_definitions(relgpu_verilated PUBLIC VM_COVERAGE=0 VM_SC=0 VM_TRACE=1 VM_TRACE_FST=1 VM_TRACE_VCD=0)
+    target_compile_options(relgpu_verilated PRIVATE -w)
+    target_link_libraries(relgpu_verilated PUBLIC Threads::Threads z)
+    if(RELGPU_SANITIZE)  # see relgpu_verilator_sanitize
+      set_source_files_properties(${inc}/verilated_fst_c.cpp PROPERTIES COMPILE_OPTIONS -fno-sanitize=alignment,shift)
+    endif()
+  endif()
+  foreach(target ${ARGN})
+    get_target_property(srcs ${target} SOURCES)
+    list(FILTER srcs EXCLUDE REGEX "/include/verilated[a-z_]*\\.cpp$")
+    set_property(TARGET ${target} PROPERTY SOURCES ${srcs})
+    target_link_libraries(${target} PUBLIC relgpu_verilated)
+  endforeach()
+endfunction()
