@@ -64,7 +64,7 @@ std::string occupancy(const std::string& config, uint32_t regs, uint32_t threads
 TEST(TimingOccupancy, TheLaunchSaysWhatLimitsItAndTheSmHoldsThatMany) {
   // GTX480: 1536 threads, 8 CTA slots, 48 KB shared, 256 RF rows of 4 bank
   // groups (a warp of r registers holds ceil(r / 4) rows).
-  EXPECT_EQ(occupancy("gtx480", 16, 256, 0), "6 threads 6 8");       // 16 rows x 8 warps fit 8 CTAs
+  EXPECT_EQ(occupancy("gtx480", 16, 256, 0), "6 threads 6 8");       // 4 rows a warp: 64 warps, 8 CTAs
   EXPECT_EQ(occupancy("gtx480", 64, 256, 0), "2 rf_rows 2 2");       // 16 rows a warp: 16 warps
   EXPECT_EQ(occupancy("gtx480", 8, 64, 0), "8 ctas 8 64");           // CTA slots before threads (24)
   EXPECT_EQ(occupancy("gtx480", 16, 256, 16384), "3 shared 3 8");    // 48 KB / 16 KB
