@@ -70,13 +70,14 @@ endfunction()
 # TARGET. verilate() compiles Verilator's runtime (verilated*.cpp, about 30 s of
 # CPU) into every target it is given, nine here; this compiles it once, into
 # relgpu_verilated, and links that instead. The definitions are the ones
-# verilate() gives with TRACE_FST, the only tracing any target asks for.
+# verilate() gives with TRACE_FST, the only tracing any target asks for; the
+# Verilated models get them from verilate() itself.
 function(relgpu_verilated_runtime)
   if(NOT TARGET relgpu_verilated)
     set(inc ${VERILATOR_ROOT}/include)
     add_library(relgpu_verilated STATIC ${inc}/verilated.cpp ${inc}/verilated_fst_c.cpp ${inc}/verilated_threads.cpp)
     target_include_directories(relgpu_verilated PUBLIC ${inc} ${inc}/vltstd)
-    target_compile_definitions(relgpu_verilated PUBLIC VM_COVERAGE=0 VM_SC=0 VM_TRACE=1 VM_TRACE_FST=1 VM_TRACE_VCD=0)
+    target_compile_definitions(relgpu_verilated PRIVATE VM_COVERAGE=0 VM_SC=0 VM_TRACE=1 VM_TRACE_FST=1 VM_TRACE_VCD=0)
     target_compile_options(relgpu_verilated PRIVATE -w)
     target_link_libraries(relgpu_verilated PUBLIC Threads::Threads z)
     if(RELGPU_SANITIZE)  # see relgpu_verilator_sanitize
