@@ -198,20 +198,23 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   if (ldst_) ldst_->begin_launch();  // sm/ldst_hook.h
 }
 
+// RF row slots (of rows_per_warp_ rows) one warp of this shape takes.
+unsigned Core::slots_per_warp(const CtaShape& s) const {
+  const unsigned rows = std::max(1u, (s.regs_per_thread + rf_.groups() - 1) / rf_.groups());
+  return rows <= rows_per_warp_ ? 1 : (rows + rows_per_warp_ - 1) / rows_per_warp_;
+}
+
 bool Core::can_accept(const CtaShape& s) const {
   if (!ex_) return false;
   unsigned nw = (s.threads + kWarpSize - 1) / kWarpSize;
-  unsigned rows = std::max(1u, (s.regs_per_thread + rf_.groups() - 1) / rf_.groups());
-  unsigned row_slots_needed = rows <= rows_per_warp_ ? nw : nw * ((rows + rows_per_warp_ - 1) / rows_per_warp_);
   return live_ctas_ < max_ctas_ && threads_used_ + s.threads <= max_threads_ && nw <= free_warps_ &&
-         shared_used_ + s.shared_bytes <= shared_cap_ && row_slots_needed <= rows_.free_slots();
+         shared_used_ + s.shared_bytes <= shared_cap_ && nw * slots_per_warp(s) <= rows_.free_slots();
 }
 
 // The limits can_accept() applies, each on its own, for an empty SM.
 config::json Core::occupancy(const CtaShape& s) const {
   const unsigned nw = (s.threads + kWarpSize - 1) / kWarpSize;
-  const unsigned rows = std::max(1u, (s.regs_per_thread + rf_.groups() - 1) / rf_.groups());
-  const unsigned slots_per_warp = rows <= rows_per_warp_ ? 1 : (rows + rows_per_warp_ - 1) / rows_per_warp_;
+  const unsigned slots_per_warp = this->slots_per_warp(s);
   const unsigned held = slots_per_warp * rows_per_warp_;  // RF rows a warp holds
   std::vector<std::pair<const char*, uint64_t>> lim = {
       {"ctas", max_ctas_},

@@ -239,6 +239,7 @@ class Core final : public SmCore {
   // ---- end register-file path ----
 
  private:
+  unsigned slots_per_warp(const CtaShape& s) const;  // RF row slots a warp of this shape takes
   struct Req { enum K : uint8_t { free, load, bypass, store, atomic, query, ifetch, cfetch } kind = free; int mshr = -1; Inst* inst = nullptr; unsigned ws = 0; };
   struct FuState { uint64_t next_free = 0; };
 
