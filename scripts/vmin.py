@@ -509,6 +509,7 @@ def markdown(res, doc, a):
           + (f" --seed-spread {a.seed_spread}" if res.get("seed_spread") else "")
           + "".join(f" --ablation \"{label}={os.path.relpath(path)}\"" for label, _, path in
                     (x.partition("=") for x in a.ablation))
+          + (f" --json {os.path.relpath(a.json)}" if a.json else "")
           + f" --markdown {a.markdown}` from `{os.path.basename(a.rows)}`, which "
           f"`scripts/vmin.py --rows-from-store` made from the campaign `regress/vmin.json` (store "
           f"`docs/results/stores/vmin.db.xz`, run with `relgpu campaign run regress/vmin.json --launch-detail`): {n} "
