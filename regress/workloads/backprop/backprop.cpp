@@ -9,56 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "backprop_ref.h"
 #include "workload.h"
 
 namespace relgpu::wl {
 namespace {
 
-constexpr int kHidden = 16;  // HIDDEN in backprop.cu (also blockDim.x)
-constexpr int kRows = 16;    // ROWS in backprop.cu (input rows per bp_forward block)
-
-// Hidden activations as the kernels compute them: per block of 16 rows the
-// products w*x summed by a halving tree, the bias plus the block partials
-// summed in block order, then 1 / (1 + exp(-sum)).
-void forward_ref(const std::vector<float>& in, const std::vector<float>& w, int n_in, std::vector<float>& hidden) {
-  const int nblocks = n_in / kRows;
-  for (int j = 0; j < kHidden; ++j) {
-    float sum = w[j];
-    for (int b = 0; b < nblocks; ++b) {
-      float prod[kRows];
-      for (int r = 0; r < kRows; ++r) {
-        size_t row = size_t(b) * kRows + r + 1;
-        prod[r] = w[row * kHidden + j] * in[row];
-      }
-      for (int half = kRows / 2; half > 0; half /= 2)
-        for (int r = 0; r < half; ++r) prod[r] += prod[r + half];
-      sum += prod[0];
-    }
-    hidden[j] = 1.0f / (1.0f + std::exp(-sum));
-  }
-}
-
-// Output unit and hidden deltas (host side in both paths, in double).
-void hidden_delta(const std::vector<float>& hidden, const std::vector<float>& w_out, float target,
-                  std::vector<float>& delta) {
-  double s = w_out[kHidden];  // output bias
-  for (int j = 0; j < kHidden; ++j) s += double(hidden[j]) * w_out[j];
-  double y = 1.0 / (1.0 + std::exp(-s));
-  double d_out = y * (1.0 - y) * (target - y);
-  for (int j = 0; j < kHidden; ++j) delta[j] = float(hidden[j] * (1.0 - hidden[j]) * w_out[j] * d_out);
-}
-
-// bp_adjust's arithmetic: dw = fma(eta * delta, x, momentum * prev_dw).
-void adjust_ref(const std::vector<float>& delta, const std::vector<float>& in, std::vector<float>& w,
-                std::vector<float>& prev_dw, float eta, float momentum) {
-  for (size_t row = 0; row < in.size(); ++row)
-    for (int j = 0; j < kHidden; ++j) {
-      size_t idx = row * kHidden + j;
-      float dw = std::fma(eta * delta[j], in[row], momentum * prev_dw[idx]);
-      w[idx] += dw;
-      prev_dw[idx] = dw;
-    }
-}
+using backprop_ref::kHidden;
+using backprop_ref::kRows;
 
 Result run_backprop(Context& ctx) {
   const bool small = ctx.size == Size::small;
@@ -107,17 +65,17 @@ Result run_backprop(Context& ctx) {
     dev.launch(k_fin, {1, 1, 1}, {kHidden, 1, 1}, 0, h_args);
     dev.memcpy_to_host(h_gpu.data(), d_hidden, kHidden * 4);
 
-    forward_ref(inputs[e], w_ref, n_in, h_ref);
+    backprop_ref::forward(inputs[e], w_ref, n_in, h_ref);
     std::string msg;
     if (compare_floats(h_gpu.data(), h_ref.data(), kHidden, rel, abs_tol, msg) >= 0)
       return {false, "epoch " + std::to_string(e) + ", hidden activations: " + msg};
 
-    hidden_delta(h_gpu, w_out, targets[e], delta_gpu);
-    hidden_delta(h_ref, w_out, targets[e], delta_ref);
+    backprop_ref::hidden_delta(h_gpu, w_out, targets[e], delta_gpu);
+    backprop_ref::hidden_delta(h_ref, w_out, targets[e], delta_ref);
     dev.memcpy_to_device(d_delta, delta_gpu.data(), kHidden * 4);
     void* a_args[] = {&d_delta, &d_in, &d_w, &d_dw, &nrows, &eta, &momentum};
     dev.launch(k_adj, {uint32_t((nrows + kRows - 1) / kRows), 1, 1}, {kHidden, kRows, 1}, 0, a_args);
-    adjust_ref(delta_ref, inputs[e], w_ref, dw_ref, eta, momentum);
+    backprop_ref::adjust(delta_ref, inputs[e], w_ref, dw_ref, eta, momentum);
   }
   dev.synchronize();
   std::vector<float> w_gpu(w.size());

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "nbody_ref.h"
 #include "workload.h"
 
 namespace {
@@ -21,45 +22,6 @@ struct F4 {
 };
 static_assert(sizeof(F4) == 16, "F4 must match float4");
 const float* fl(const std::vector<F4>& v) { return reinterpret_cast<const float*>(v.data()); }
-
-// Host mirror of nbody_accel: same fmaf order, same tile padding (padded
-// slots add fmaf(d, 0, a) == a exactly, so they are skipped here). rsqrtf is
-// an approximation on the GPU; 1/sqrt is its exact counterpart. `mag` gets
-// the sum of |terms| per body, which bounds the error of the sum.
-void ref_accel(const std::vector<F4>& pos, std::vector<F4>& acc, std::vector<float>& mag, float eps2) {
-  const size_t n = pos.size();
-  for (size_t i = 0; i < n; ++i) {
-    const F4 me = pos[i];
-    float ax = 0, ay = 0, az = 0;
-    double m = 0;
-    for (size_t j = 0; j < n; ++j) {
-      const F4 p = pos[j];
-      const float dx = p.x - me.x, dy = p.y - me.y, dz = p.z - me.z;
-      const float r2 = std::fma(dz, dz, std::fma(dy, dy, std::fma(dx, dx, eps2)));
-      const float inv = 1.0f / std::sqrt(r2);
-      const float s = p.w * (inv * inv * inv);
-      ax = std::fma(dx, s, ax);
-      ay = std::fma(dy, s, ay);
-      az = std::fma(dz, s, az);
-      m += std::fabs(double(s)) * (std::fabs(dx) + std::fabs(dy) + std::fabs(dz));
-    }
-    acc[i] = {ax, ay, az, 0.f};
-    mag[i] = float(m);
-  }
-}
-
-void ref_integrate(std::vector<F4>& pos, std::vector<F4>& vel, const std::vector<F4>& acc, float dt) {
-  for (size_t i = 0; i < pos.size(); ++i) {
-    F4& v = vel[i];
-    F4& p = pos[i];
-    v.x = std::fma(acc[i].x, dt, v.x);
-    v.y = std::fma(acc[i].y, dt, v.y);
-    v.z = std::fma(acc[i].z, dt, v.z);
-    p.x = std::fma(v.x, dt, p.x);
-    p.y = std::fma(v.y, dt, p.y);
-    p.z = std::fma(v.z, dt, p.z);
-  }
-}
 
 wl::Result run(wl::Context& ctx) {
   const bool small = ctx.size == wl::Size::small;
@@ -108,8 +70,8 @@ wl::Result run(wl::Context& ctx) {
 
   std::vector<float> mag(n);
   for (int s = 0; s < steps; ++s) {
-    ref_accel(pos, acc, mag, eps2);
-    ref_integrate(pos, vel, acc, dt);
+    nbody_ref::accel(pos, acc, mag, eps2);
+    nbody_ref::integrate(pos, vel, acc, dt);
   }
 
   // Tolerances. rsqrt.approx.f32 has a relative error below 2^-22.9, so each

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nw_ref.h"
 #include "workload.h"
 
 namespace relgpu::wl {
@@ -34,15 +35,8 @@ Result run_nw(Context& ctx) {
       subst[x * kAlphabet + y] = subst[y * kAlphabet + x] = v;
     }
 
-  std::vector<int32_t> want(width * width, 0);
-  for (size_t i = 0; i < width; ++i) want[i * width] = want[i] = -int32_t(i) * gap;
-  std::vector<int32_t> init = want;  // borders only
-  for (size_t i = 1; i < width; ++i)
-    for (size_t j = 1; j < width; ++j) {
-      int d = want[(i - 1) * width + j - 1] + subst[a[i - 1] * kAlphabet + b[j - 1]];
-      int up = want[(i - 1) * width + j] - gap, left = want[i * width + j - 1] - gap;
-      want[i * width + j] = std::max(d, std::max(up, left));
-    }
+  const std::vector<int32_t> init = nw_ref::borders(n, gap);
+  const std::vector<int32_t> want = nw_ref::scores(a, b, subst, kAlphabet, n, gap);
 
   auto& dev = ctx.dev;
   const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);

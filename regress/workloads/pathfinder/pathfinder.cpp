@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pathfinder_ref.h"
 #include "workload.h"
 
 namespace relgpu::wl {
@@ -23,16 +24,7 @@ Result run_pathfinder(Context& ctx) {
   std::vector<int32_t> cost(size_t(rows) * cols);
   for (auto& v : cost) v = int32_t(rng.below(10));
 
-  std::vector<int32_t> want(cost.begin(), cost.begin() + cols), next(cols);
-  for (int r = 1; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) {
-      int best = want[c];
-      if (c > 0) best = std::min(best, want[c - 1]);
-      if (c + 1 < cols) best = std::min(best, want[c + 1]);
-      next[c] = best + cost[size_t(r) * cols + c];
-    }
-    want.swap(next);
-  }
+  const std::vector<int32_t> want = pathfinder_ref::last_row(cost, rows, cols);
 
   auto& dev = ctx.dev;
   const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
