@@ -9,49 +9,9 @@
 
 #include "val.h"
 #include "../workloads/spmv/spmv.cu"
+#include "../workloads/spmv/spmv_ref.h"
 
-struct Csr {
-  std::vector<int> row_ptr, col_idx;
-  std::vector<float> vals;
-};
-
-// Row lengths: 1/16 empty, 1/16 long (64..255), the rest 1..24; columns
-// sorted within a row (as in the workload's driver).
-static Csr make_matrix(val::Rng& rng, int rows, int cols) {
-  Csr a;
-  a.row_ptr.push_back(0);
-  for (int r = 0; r < rows; ++r) {
-    const uint32_t kind = rng.below(16);
-    const int len = kind == 0 ? 0 : kind == 1 ? 64 + int(rng.below(192)) : 1 + int(rng.below(24));
-    std::vector<int> c(len);
-    for (auto& v : c) v = int(rng.below(uint32_t(cols)));
-    std::sort(c.begin(), c.end());
-    for (int v : c) {
-      a.col_idx.push_back(v);
-      a.vals.push_back(rng.uniform(-1.f, 1.f));
-    }
-    a.row_ptr.push_back(int(a.col_idx.size()));
-  }
-  return a;
-}
-
-static float ref_row_scalar(const Csr& a, const std::vector<float>& x, int r) {
-  float sum = 0.f;
-  for (int e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) sum = std::fma(a.vals[e], x[a.col_idx[e]], sum);
-  return sum;
-}
-
-// Lane partials, then the shuffle-down tree (lane l < off adds lane l+off).
-static float ref_row_warp(const Csr& a, const std::vector<float>& x, int r) {
-  float p[32];
-  for (int l = 0; l < 32; ++l) {
-    p[l] = 0.f;
-    for (int e = a.row_ptr[r] + l; e < a.row_ptr[r + 1]; e += 32) p[l] = std::fma(a.vals[e], x[a.col_idx[e]], p[l]);
-  }
-  for (int off = 16; off > 0; off >>= 1)
-    for (int l = 0; l < off; ++l) p[l] = p[l] + p[l + off];
-  return p[0];
-}
+using spmv_ref::Csr;
 
 int main() {
   // 1920 rows: the row-per-thread kernel has 15 blocks of 128 (one per SM);
@@ -60,7 +20,7 @@ int main() {
   int rows = 1920;
   const int cols = 1920;
   val::Rng rng(15);
-  const Csr a = make_matrix(rng, rows, cols);
+  const Csr a = spmv_ref::make_matrix(rng, rows, cols);
   std::vector<float> x(cols);
   for (auto& v : x) v = rng.uniform(-1.f, 1.f);
   const size_t nnz = a.vals.size();
@@ -91,8 +51,8 @@ int main() {
 
   double max_mag = 0;
   for (int r = 0; r < rows; ++r) {
-    w1[r] = ref_row_scalar(a, x, r);
-    w2[r] = ref_row_warp(a, x, r);
+    w1[r] = spmv_ref::row_scalar(a, x, r);
+    w2[r] = spmv_ref::row_warp(a, x, r);
     double mag = 0;
     for (int e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) mag += std::fabs(a.vals[e] * x[a.col_idx[e]]);
     max_mag = std::max(max_mag, mag);

@@ -9,27 +9,7 @@
 
 #include "val.h"
 #include "../workloads/stencil3d/stencil3d.cu"
-
-// Host mirror of stencil7, with the kernel's summation order.
-static void ref_step(const std::vector<float>& in, std::vector<float>& out, int nx, int ny, int nz, float c0,
-                     float c1) {
-  const size_t plane = size_t(nx) * ny;
-  for (int z = 0; z < nz; ++z)
-    for (int y = 0; y < ny; ++y)
-      for (int x = 0; x < nx; ++x) {
-        const size_t i = z * plane + size_t(y) * nx + x;
-        if (x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1) {
-          out[i] = in[i];
-          continue;
-        }
-        float s = in[i - 1] + in[i + 1];
-        s += in[i - nx];
-        s += in[i + nx];
-        s += in[i - plane];
-        s += in[i + plane];
-        out[i] = std::fma(c1, s, c0 * in[i]);
-      }
-}
+#include "../workloads/stencil3d/stencil3d_ref.h"
 
 int main() {
   // 64x48x14 cells, 2 steps: 3072 columns = 24 blocks of 128 (all 15 SMs).
@@ -59,7 +39,7 @@ int main() {
   CHECK(cudaFree(d_out));
 
   for (int s = 0; s < steps; ++s) {
-    ref_step(a, b, nx, ny, nz, c0, c1);
+    stencil3d_ref::step(a, b, nx, ny, nz, c0, c1);
     std::swap(a, b);
   }
   // Same adds in the same order and one fma per cell: bit-identical under

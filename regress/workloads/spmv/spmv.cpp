@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "spmv_ref.h"
 #include "workload.h"
 
 namespace {
@@ -12,50 +13,7 @@ namespace {
 using namespace relgpu;
 using runtime::DevPtr;
 using runtime::Dim3;
-
-struct Csr {
-  std::vector<int> row_ptr, col_idx;
-  std::vector<float> vals;
-};
-
-// Row lengths: 1/16 empty, 1/16 long (64..255), the rest 1..24. Columns are
-// sorted within a row, as CSR producers usually emit them.
-Csr make_matrix(wl::Rng& rng, int rows, int cols) {
-  Csr a;
-  a.row_ptr.push_back(0);
-  for (int r = 0; r < rows; ++r) {
-    const uint32_t kind = rng.below(16);
-    const int len = kind == 0 ? 0 : kind == 1 ? 64 + int(rng.below(192)) : 1 + int(rng.below(24));
-    std::vector<int> c(len);
-    for (auto& v : c) v = int(rng.below(uint32_t(cols)));
-    std::sort(c.begin(), c.end());
-    for (int v : c) {
-      a.col_idx.push_back(v);
-      a.vals.push_back(rng.uniform(-1.f, 1.f));
-    }
-    a.row_ptr.push_back(int(a.col_idx.size()));
-  }
-  return a;
-}
-
-float ref_row_scalar(const Csr& a, const std::vector<float>& x, int r) {
-  float sum = 0.f;
-  for (int e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) sum = std::fma(a.vals[e], x[a.col_idx[e]], sum);
-  return sum;
-}
-
-// Lane partials, then the shuffle-down tree: at each offset lane l < off
-// adds lane l+off (lanes >= off compute values lane 0 never reads).
-float ref_row_warp(const Csr& a, const std::vector<float>& x, int r) {
-  float p[32];
-  for (int l = 0; l < 32; ++l) {
-    p[l] = 0.f;
-    for (int e = a.row_ptr[r] + l; e < a.row_ptr[r + 1]; e += 32) p[l] = std::fma(a.vals[e], x[a.col_idx[e]], p[l]);
-  }
-  for (int off = 16; off > 0; off >>= 1)
-    for (int l = 0; l < off; ++l) p[l] = p[l] + p[l + off];
-  return p[0];
-}
+using spmv_ref::Csr;
 
 wl::Result run(wl::Context& ctx) {
   const bool small = ctx.size == wl::Size::small;
@@ -64,7 +22,7 @@ wl::Result run(wl::Context& ctx) {
   int rows = small ? 120 : 40000;
   const int cols = small ? 300 : 40000;
   wl::Rng rng(ctx.seed);
-  const Csr a = make_matrix(rng, rows, cols);
+  const Csr a = spmv_ref::make_matrix(rng, rows, cols);
   std::vector<float> x(cols);
   for (auto& v : x) v = rng.uniform(-1.f, 1.f);
   const size_t nnz = a.vals.size();
@@ -98,8 +56,8 @@ wl::Result run(wl::Context& ctx) {
 
   std::vector<float> w1(rows), w2(rows);
   for (int r = 0; r < rows; ++r) {
-    w1[r] = ref_row_scalar(a, x, r);
-    w2[r] = ref_row_warp(a, x, r);
+    w1[r] = spmv_ref::row_scalar(a, x, r);
+    w2[r] = spmv_ref::row_warp(a, x, r);
   }
   // Each reference repeats its kernel's order (fma chain; lane partials and
   // shuffle tree), so IEEE rounding makes them bit-identical. 1e-6 relative

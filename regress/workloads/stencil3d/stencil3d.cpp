@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "stencil3d_ref.h"
 #include "workload.h"
 
 namespace {
@@ -11,26 +12,6 @@ namespace {
 using namespace relgpu;
 using runtime::DevPtr;
 using runtime::Dim3;
-
-// Host mirror of stencil7, with the kernel's summation order.
-void ref_step(const std::vector<float>& in, std::vector<float>& out, int nx, int ny, int nz, float c0, float c1) {
-  const size_t plane = size_t(nx) * ny;
-  for (int z = 0; z < nz; ++z)
-    for (int y = 0; y < ny; ++y)
-      for (int x = 0; x < nx; ++x) {
-        const size_t i = z * plane + size_t(y) * nx + x;
-        if (x == 0 || y == 0 || z == 0 || x == nx - 1 || y == ny - 1 || z == nz - 1) {
-          out[i] = in[i];
-          continue;
-        }
-        float s = in[i - 1] + in[i + 1];
-        s += in[i - nx];
-        s += in[i + nx];
-        s += in[i - plane];
-        s += in[i + plane];
-        out[i] = std::fma(c1, s, c0 * in[i]);
-      }
-}
 
 wl::Result run(wl::Context& ctx) {
   const bool small = ctx.size == wl::Size::small;
@@ -67,7 +48,7 @@ wl::Result run(wl::Context& ctx) {
   dev.free(d_out);
 
   for (int s = 0; s < steps; ++s) {
-    ref_step(a, b, nx, ny, nz, c0, c1);
+    stencil3d_ref::step(a, b, nx, ny, nz, c0, c1);
     std::swap(a, b);
   }
   // Same adds in the same order and one fma per cell: bit-identical under
