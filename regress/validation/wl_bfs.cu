@@ -10,45 +10,15 @@
 
 #include "val.h"
 #include "../workloads/bfs/bfs.cu"
+#include "../workloads/bfs/bfs_ref.h"
 
-struct Csr {
-  std::vector<int> row_ptr, col_idx;
-};
-
-// Mostly low out-degree (0..5) with a few hubs (16..63 edges); vertex 0 (the
-// source) always gets 8 edges (as in the workload's driver).
-static Csr make_graph(val::Rng& rng, int n) {
-  Csr g;
-  g.row_ptr.push_back(0);
-  for (int v = 0; v < n; ++v) {
-    int deg = v == 0 ? 8 : rng.below(32) == 0 ? 16 + int(rng.below(48)) : int(rng.below(6));
-    for (int e = 0; e < deg; ++e) g.col_idx.push_back(int(rng.below(uint32_t(n))));
-    g.row_ptr.push_back(int(g.col_idx.size()));
-  }
-  return g;
-}
-
-static std::vector<int> ref_bfs(const Csr& g, int n, int src) {
-  std::vector<int> level(n, -1);
-  std::deque<int> q{src};
-  level[src] = 0;
-  while (!q.empty()) {
-    int v = q.front();
-    q.pop_front();
-    for (int e = g.row_ptr[v]; e < g.row_ptr[v + 1]; ++e)
-      if (level[g.col_idx[e]] < 0) {
-        level[g.col_idx[e]] = level[v] + 1;
-        q.push_back(g.col_idx[e]);
-      }
-  }
-  return level;
-}
+using bfs_ref::Csr;
 
 int main() {
   // 6000 vertices (~20k edges): 47 blocks of 128 threads per launch.
   int n = 6000;
   val::Rng rng(18);
-  const Csr g = make_graph(rng, n);
+  const Csr g = bfs_ref::make_graph(rng, n);
   const size_t m = g.col_idx.size();
 
   int *d_row, *d_col, *d_level, *d_changed;
@@ -88,7 +58,7 @@ int main() {
   for (void* p : {(void*)d_row, (void*)d_col, (void*)d_front, (void*)d_next, (void*)d_level, (void*)d_changed})
     CHECK(cudaFree(p));
 
-  const std::vector<int> want = ref_bfs(g, n, 0);
+  const std::vector<int> want = bfs_ref::levels(g, n, 0);
   int max_level = 0;
   for (int l : want) max_level = std::max(max_level, l);
   val::exact("levels", level.data(), want.data(), size_t(n));

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "bfs_ref.h"
 #include "workload.h"
 
 namespace {
@@ -13,40 +14,7 @@ namespace {
 using namespace relgpu;
 using runtime::DevPtr;
 using runtime::Dim3;
-
-struct Csr {
-  std::vector<int> row_ptr, col_idx;
-};
-
-// Mostly low out-degree (0..5) with a few hubs (16..63 edges), so warps mix
-// idle, short and long loops. Vertex 0 (the source) always gets 8 edges.
-Csr make_graph(wl::Rng& rng, int n) {
-  Csr g;
-  g.row_ptr.reserve(n + 1);
-  g.row_ptr.push_back(0);
-  for (int v = 0; v < n; ++v) {
-    int deg = v == 0 ? 8 : rng.below(32) == 0 ? 16 + int(rng.below(48)) : int(rng.below(6));
-    for (int e = 0; e < deg; ++e) g.col_idx.push_back(int(rng.below(uint32_t(n))));
-    g.row_ptr.push_back(int(g.col_idx.size()));
-  }
-  return g;
-}
-
-std::vector<int> ref_bfs(const Csr& g, int n, int src) {
-  std::vector<int> level(n, -1);
-  std::deque<int> q{src};
-  level[src] = 0;
-  while (!q.empty()) {
-    int v = q.front();
-    q.pop_front();
-    for (int e = g.row_ptr[v]; e < g.row_ptr[v + 1]; ++e)
-      if (level[g.col_idx[e]] < 0) {
-        level[g.col_idx[e]] = level[v] + 1;
-        q.push_back(g.col_idx[e]);
-      }
-  }
-  return level;
-}
+using bfs_ref::Csr;
 
 wl::Result run(wl::Context& ctx) {
   const bool small = ctx.size == wl::Size::small;
@@ -54,7 +22,7 @@ wl::Result run(wl::Context& ctx) {
   // instructions); default: 160k vertices (~600k edges, ~8e7).
   int n = small ? 800 : 160000;
   wl::Rng rng(ctx.seed);
-  const Csr g = make_graph(rng, n);
+  const Csr g = bfs_ref::make_graph(rng, n);
   const size_t m = g.col_idx.size();
   ctx.log << "bfs: " << n << " vertices, " << m << " edges\n";
 
@@ -92,7 +60,7 @@ wl::Result run(wl::Context& ctx) {
   dev.memcpy_to_host(level.data(), d_level, n * sizeof(int));
   for (DevPtr p : {d_row, d_col, d_front, d_next, d_level, d_changed}) dev.free(p);
 
-  const std::vector<int> want = ref_bfs(g, n, 0);
+  const std::vector<int> want = bfs_ref::levels(g, n, 0);
   int reached = 0, max_level = 0;
   for (int l : want)
     if (l >= 0) ++reached, max_level = std::max(max_level, l);
