@@ -23,7 +23,7 @@ function(relgpu_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   relgpu_test_main_target()
   add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE relgpu_test_main ${T_LIBS} GTest::gtest PkgConfig::SystemC Threads::Threads)
+  target_link_libraries(${name} PRIVATE relgpu_test_main ${T_LIBS})  # gtest, SystemC, threads come with it
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
 endfunction()
 
