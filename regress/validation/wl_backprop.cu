@@ -18,16 +18,10 @@ int main() {
   float eta = 0.3f, momentum = 0.3f;
   int nrows = n_in + 1, nblocks = n_in / ROWS;
   val::Rng rng(18);
-  std::vector<float> w(size_t(nrows) * HIDDEN), w_out(HIDDEN + 1);
-  for (auto& v : w) v = rng.uniform(-0.05f, 0.05f);
-  for (auto& v : w_out) v = rng.uniform(-1.0f, 1.0f);
-  std::vector<std::vector<float>> inputs(epochs, std::vector<float>(nrows));
-  std::vector<float> targets(epochs);
-  for (int e = 0; e < epochs; ++e) {
-    inputs[e][0] = 1.0f;  // bias input
-    for (int r = 1; r < nrows; ++r) inputs[e][r] = rng.unit();
-    targets[e] = rng.unit();
-  }
+  const backprop_ref::Net net = backprop_ref::make_net(rng, n_in, epochs);
+  const auto &w = net.w, &w_out = net.w_out;
+  const auto& inputs = net.inputs;
+  const auto& targets = net.targets;
 
   const size_t wbytes = w.size() * 4;
   float *d_in, *d_w, *d_dw, *d_partial, *d_hidden, *d_delta;

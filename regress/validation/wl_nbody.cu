@@ -18,13 +18,7 @@ int main() {
   float eps2 = 0.01f, dt = 1e-3f;
   val::Rng rng(19);
   std::vector<float4> pos(n), vel(n), acc(n);
-  for (auto& p : pos) {
-    p.x = rng.uniform(-1.f, 1.f);
-    p.y = rng.uniform(-1.f, 1.f);
-    p.z = rng.uniform(-1.f, 1.f);
-    p.w = rng.uniform(0.5f, 1.5f) / float(n);  // total mass about 1
-  }
-  for (auto& v : vel) v = make_float4(rng.uniform(-0.1f, 0.1f), rng.uniform(-0.1f, 0.1f), rng.uniform(-0.1f, 0.1f), 0.f);
+  nbody_ref::make_bodies(rng, pos, vel);
 
   const size_t bytes = sizeof(float4) * n;
   float4 *d_pos, *d_vel, *d_acc;

@@ -18,16 +18,9 @@ int main() {
   const int ntiles = n / TILE;
   const size_t width = size_t(n) + 1;
   val::Rng rng(17);
-  std::vector<unsigned char> a(n), b(n);
-  for (auto& c : a) c = (unsigned char)rng.below(alphabet);
-  // b is a mutated copy of a, so the best alignment is mostly diagonal.
-  for (int i = 0; i < n; ++i) b[i] = rng.below(4) == 0 ? (unsigned char)rng.below(alphabet) : a[i];
-  std::vector<int> subst(alphabet * alphabet);
-  for (int x = 0; x < alphabet; ++x)
-    for (int y = 0; y <= x; ++y) {
-      int v = x == y ? 4 + int(rng.below(4)) : int(rng.below(7)) - 4;
-      subst[x * alphabet + y] = subst[y * alphabet + x] = v;
-    }
+  const nw_ref::Input in = nw_ref::make_input(rng, n, alphabet);
+  const auto &a = in.a, &b = in.b;
+  const auto& subst = in.subst;
   const std::vector<int> init = nw_ref::borders(n, gap);
   const std::vector<int> want = nw_ref::scores(a, b, subst, alphabet, n, gap);
 

@@ -27,16 +27,10 @@ Result run_backprop(Context& ctx) {
   int nblocks = n_in / kRows;
 
   Rng rng(ctx.seed);
-  std::vector<float> w(size_t(nrows) * kHidden), w_out(kHidden + 1);
-  for (auto& v : w) v = rng.uniform(-0.05f, 0.05f);
-  for (auto& v : w_out) v = rng.uniform(-1.0f, 1.0f);
-  std::vector<std::vector<float>> inputs(epochs, std::vector<float>(nrows));
-  std::vector<float> targets(epochs);
-  for (int e = 0; e < epochs; ++e) {
-    inputs[e][0] = 1.0f;  // bias input
-    for (int r = 1; r < nrows; ++r) inputs[e][r] = rng.unit();
-    targets[e] = rng.unit();
-  }
+  const backprop_ref::Net net = backprop_ref::make_net(rng, n_in, epochs);
+  const auto &w = net.w, &w_out = net.w_out;
+  const auto& inputs = net.inputs;
+  const auto& targets = net.targets;
 
   auto& dev = ctx.dev;
   const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);

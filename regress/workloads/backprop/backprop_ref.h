@@ -11,6 +11,29 @@ namespace backprop_ref {
 constexpr int kHidden = 16;  // HIDDEN in backprop.cu (also blockDim.x)
 constexpr int kRows = 16;    // ROWS in backprop.cu (input rows per bp_forward block)
 
+struct Net {
+  std::vector<float> w, w_out;               // (n_in + 1) x kHidden (row 0: bias), kHidden + 1 (last: bias)
+  std::vector<std::vector<float>> inputs;    // per epoch, n_in + 1 values (input 0 is the bias, 1.0)
+  std::vector<float> targets;                // per epoch
+};
+
+// Weights in [-0.05, 0.05), output weights in [-1, 1), inputs and targets in
+// [0, 1); drawn in that order. Rng: any generator with uniform(lo, hi), unit().
+template <class Rng>
+Net make_net(Rng& rng, int n_in, int epochs) {
+  const size_t nrows = size_t(n_in) + 1;
+  Net net{std::vector<float>(nrows * kHidden), std::vector<float>(kHidden + 1),
+          std::vector<std::vector<float>>(epochs, std::vector<float>(nrows)), std::vector<float>(epochs)};
+  for (auto& v : net.w) v = rng.uniform(-0.05f, 0.05f);
+  for (auto& v : net.w_out) v = rng.uniform(-1.0f, 1.0f);
+  for (int e = 0; e < epochs; ++e) {
+    net.inputs[e][0] = 1.0f;
+    for (size_t r = 1; r < nrows; ++r) net.inputs[e][r] = rng.unit();
+    net.targets[e] = rng.unit();
+  }
+  return net;
+}
+
 // Hidden activations as the kernels compute them: per block of kRows rows the
 // products w*x summed by a halving tree, the bias plus the block partials
 // summed in block order, then 1 / (1 + exp(-sum)).

@@ -33,13 +33,7 @@ wl::Result run(wl::Context& ctx) {
 
   wl::Rng rng(ctx.seed);
   std::vector<F4> pos(n), vel(n), acc(n);
-  for (auto& p : pos) {
-    p.x = rng.uniform(-1.f, 1.f);
-    p.y = rng.uniform(-1.f, 1.f);
-    p.z = rng.uniform(-1.f, 1.f);
-    p.w = rng.uniform(0.5f, 1.5f) / float(n);  // total mass about 1
-  }
-  for (auto& v : vel) v = {rng.uniform(-0.1f, 0.1f), rng.uniform(-0.1f, 0.1f), rng.uniform(-0.1f, 0.1f), 0.f};
+  nbody_ref::make_bodies(rng, pos, vel);
   ctx.log << "nbody: " << n << " bodies, " << steps << " steps\n";
 
   auto& dev = ctx.dev;

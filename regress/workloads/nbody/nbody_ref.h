@@ -9,6 +9,26 @@
 
 namespace nbody_ref {
 
+// Positions in [-1, 1)^3 with masses 0.5..1.5 / n (total about 1), velocities
+// in [-0.1, 0.1)^3; drawn in this order (x, y, z, w per body, then x, y, z).
+// Rng: any generator with uniform(lo, hi).
+template <class V, class Rng>
+void make_bodies(Rng& rng, std::vector<V>& pos, std::vector<V>& vel) {
+  const float n = float(pos.size());
+  for (V& p : pos) {
+    p.x = rng.uniform(-1.f, 1.f);
+    p.y = rng.uniform(-1.f, 1.f);
+    p.z = rng.uniform(-1.f, 1.f);
+    p.w = rng.uniform(0.5f, 1.5f) / n;
+  }
+  for (V& v : vel) {
+    v.x = rng.uniform(-0.1f, 0.1f);
+    v.y = rng.uniform(-0.1f, 0.1f);
+    v.z = rng.uniform(-0.1f, 0.1f);
+    v.w = 0.f;
+  }
+}
+
 // nbody_accel: padded tile slots add fmaf(d, 0, a) == a exactly, so they are
 // skipped here. rsqrtf is an approximation on the GPU; 1/sqrt is its exact
 // counterpart. mag gets the sum of |terms| per body, which bounds the error

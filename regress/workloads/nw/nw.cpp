@@ -24,17 +24,9 @@ Result run_nw(Context& ctx) {
   const size_t width = size_t(n) + 1;
 
   Rng rng(ctx.seed);
-  std::vector<uint8_t> a(n), b(n);
-  for (auto& c : a) c = uint8_t(rng.below(kAlphabet));
-  // b is a mutated copy of a, so the best alignment is mostly diagonal.
-  for (int i = 0; i < n; ++i) b[i] = rng.below(4) == 0 ? uint8_t(rng.below(kAlphabet)) : a[i];
-  std::vector<int32_t> subst(kAlphabet * kAlphabet);
-  for (int x = 0; x < kAlphabet; ++x)
-    for (int y = 0; y <= x; ++y) {
-      int v = x == y ? 4 + int(rng.below(4)) : int(rng.below(7)) - 4;
-      subst[x * kAlphabet + y] = subst[y * kAlphabet + x] = v;
-    }
-
+  const nw_ref::Input in = nw_ref::make_input(rng, n, kAlphabet);
+  const auto &a = in.a, &b = in.b;
+  const auto& subst = in.subst;
   const std::vector<int32_t> init = nw_ref::borders(n, gap);
   const std::vector<int32_t> want = nw_ref::scores(a, b, subst, kAlphabet, n, gap);
 

@@ -9,6 +9,27 @@
 
 namespace nw_ref {
 
+struct Input {
+  std::vector<uint8_t> a, b;    // the two sequences, letters in [0, alphabet)
+  std::vector<int32_t> subst;   // alphabet x alphabet, symmetric
+};
+
+// b is a mutated copy of a, so the best alignment is mostly diagonal; the
+// substitution table rewards matches (4..7) over mismatches (-4..2).
+// Rng: any generator with below(n).
+template <class Rng>
+Input make_input(Rng& rng, int n, int alphabet) {
+  Input in{std::vector<uint8_t>(n), std::vector<uint8_t>(n), std::vector<int32_t>(size_t(alphabet) * alphabet)};
+  for (auto& c : in.a) c = uint8_t(rng.below(alphabet));
+  for (int i = 0; i < n; ++i) in.b[i] = rng.below(4) == 0 ? uint8_t(rng.below(alphabet)) : in.a[i];
+  for (int x = 0; x < alphabet; ++x)
+    for (int y = 0; y <= x; ++y) {
+      int v = x == y ? 4 + int(rng.below(4)) : int(rng.below(7)) - 4;
+      in.subst[x * alphabet + y] = in.subst[y * alphabet + x] = v;
+    }
+  return in;
+}
+
 // The matrix with only its borders set (row 0 and column 0: -i * gap), as the
 // kernels receive it.
 inline std::vector<int32_t> borders(int n, int gap) {
