@@ -322,7 +322,8 @@ def write(runs, out, missing=(), store=None):
                                                "rf_variation_fba", "rf_variation_hybrid",
                                                "rf_variation_compaction", "rf_variation_latency", "rf_variation_port",
                                                "rf_variation_twolevel", "rf_variation_fetchgroup",
-                                               "rf_variation_vlrf_chips", "rf_variation_bro_chips"]) + [""]
+                                               "rf_variation_vlrf_chips", "rf_variation_bro_chips",
+                                               "rf_variation_issue"]) + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 
@@ -520,7 +521,9 @@ def write(runs, out, missing=(), store=None):
 # regress/rf_variation_latency.json: the SM choice switched, and its label.
 LATENCY = [("ctl", "as built: 6 SP, 8 SFU, 2 LD/ST collectors, 8 CTAs"), ("oc_half", "collectors halved: 3 / 4 / 1"),
            ("oc_min", "one collector of each kind"), ("cta2", "2 CTAs per SM"),
-           ("shared", "one port per bank, writes first (GPGPU-Sim's arbitration, `rf.shared_port`; `regress/rf_variation_port.json`)")]
+           ("shared", "one port per bank, writes first (GPGPU-Sim's arbitration, `rf.shared_port`; `regress/rf_variation_port.json`)"),
+           ("gsissue", "GPGPU-Sim's ALU issue timing: its per-opcode latencies, latency + 6 to writeback "
+                       "(`sm.op_latency=gpgpusim`, `sm.result_delay=4`; `regress/rf_variation_issue.json`)")]
 
 
 def latency_section(by, wls):

@@ -41,6 +41,7 @@
 #include "sm/keys.h"
 #include "sm/l1d.h"
 #include "sm/ldst_hook.h"
+#include "sm/op_timing.h"
 #include "sm/regfile.h"
 #include "sm/sm_core.h"
 
@@ -302,6 +303,8 @@ class Core final : public SmCore {
   unsigned sp_units_, sfu_units_;
   bool release_waits_, l1_global_;
   uint16_t lat_sp_, ii_sp_, lat_mad_, lat_div_, ii_div_, lat_fdiv_, ii_fdiv_, lat_dp_, ii_dp_, lat_sfu_, ii_sfu_;
+  bool gpgpusim_lat_ = false;  // sm.op_latency=gpgpusim (sm/op_timing.h)
+  uint16_t result_delay_ = 0;
   unsigned smem_banks_, smem_lat_, l1_hit_, const_lat_, miss_q_, ldst_q_;
 
   // state

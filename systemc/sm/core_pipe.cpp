@@ -89,6 +89,11 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
       o.ii = fl ? ii_fdiv_ : ii_div_;
     }
   }
+  if (gpgpusim_lat_ && !o.mem) {
+    OpTiming t = gpgpusim_op_timing(in);
+    o.latency = t.latency, o.ii = t.ii;
+  }
+  if (!o.mem) o.latency = uint16_t(o.latency + result_delay_);
   return o;
 }
 

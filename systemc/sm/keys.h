@@ -83,6 +83,17 @@ inline const Key<int64_t> kFdivIi{"sm.fdiv_ii", 4, "cycles", "FP32 div initiatio
                                   10000};
 inline const Key<int64_t> kDpLatency{"sm.dp_latency", 8, "cycles", "FP64 latency (GPGPU-Sim GTX480)", 1, 10000};
 inline const Key<int64_t> kDpIi{"sm.dp_ii", 8, "cycles", "FP64 initiation interval (GPGPU-Sim GTX480)", 1, 10000};
+inline const Key<std::string> kOpLatency{
+    "sm.op_latency", "class", "",
+    "ALU latencies: class = relgpu's per-class keys (sm.sp_latency, sm.mad_latency, ...); gpgpusim = "
+    "GPGPU-Sim's per-opcode table under its GTX480 config (sm/op_timing.h: add/mul 4, min/max 13, mad 5, "
+    "SFU 8, and 1 for the opcodes its table leaves in ALU_OP, fma among them)",
+    std::vector<std::string>{"class", "gpgpusim"}};
+inline const Key<int64_t> kResultDelay{"sm.result_delay", 0, "cycles",
+                                       "cycles an SP/SFU/DP result waits before writeback, on top of the "
+                                       "unit's latency (GPGPU-Sim's pipeline issues a dependent instruction "
+                                       "latency + 6 cycles after its producer, relgpu's latency + 2: 4)",
+                                       0, 1000};
 inline const Key<int64_t> kSfuLatency{"sm.sfu_latency", 14, "cycles",
                                       "SFU latency (sin/cos/ex2/lg2/rsqrt/approx rcp,sqrt); not in the papers. "
                                       "Calibrated on GPGPU-Sim 4.0 SM2_GTX480 (regress/validation alu sfu_lat: "

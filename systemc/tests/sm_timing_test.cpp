@@ -1,5 +1,7 @@
 // Microbenchmarks with known answers on one SM (see sm/core.h for the
 // pipeline timing these formulas come from).
+#include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "sm_test_rig.h"
@@ -7,15 +9,15 @@
 namespace relgpu::sm::test {
 namespace {
 
-// %r1 = tid; n dependent `add %r2, %r2, %r1`; store.
-std::string chain_ptx(int n) {
+// %r1 = tid; n dependent `op %r2, %r2, %r1`; store.
+std::string chain_ptx(int n, const std::string& op = "add.u32") {
   return std::string(kHead) + R"(
 .visible .entry k(.param .u64 out) {
   .reg .b32 %r<4>; .reg .b64 %rd<4>;
   ld.param.u64 %rd1, [out];
   mov.u32 %r1, %tid.x;
   mov.u32 %r2, 3;
-)" + repeat("  add.u32 %r2, %r2, %r1;", n) + R"(
+)" + repeat("  " + op + " %r2, %r2, %r1;", n) + R"(
   mul.wide.u32 %rd2, %r1, 4;
   add.u64 %rd3, %rd1, %rd2;
   st.global.u32 [%rd3], %r2;
@@ -41,6 +43,40 @@ TEST(SmTiming, DependentAluChainTakesLatencyPlusTwoPerInstruction) {
     uint64_t a = run_chain(8, c).cycles, b = run_chain(40, c).cycles;
     EXPECT_EQ(b - a, 32u * uint64_t(lat + 2)) << "sp_latency " << lat;
   }
+}
+
+// sm.op_latency=gpgpusim takes GPGPU-Sim's per-opcode latencies (add 4, max
+// 13, xor 1: its ALU_OP class) and sm.result_delay its longer pipeline: a
+// dependent add then issues every 10 cycles and an ALU_OP one every 7, as
+// measured in GPGPU-Sim (docs/results/correlation.md, "relgpu ablation").
+TEST(SmTiming, GpgpusimOpLatenciesAndResultDelay) {
+  struct Op { std::string text; std::function<uint32_t(uint32_t, uint32_t)> out; };
+  const Op add{"add.u32", [](uint32_t t, uint32_t n) { return 3 + t * n; }};
+  const Op max{"max.u32", [](uint32_t t, uint32_t) { return std::max(3u, t); }};
+  const Op xr{"xor.b32", [](uint32_t, uint32_t) { return 3u; }};  // an even number of xors
+  auto per_insn = [](const Op& op, std::vector<std::string> cfg) {
+    uint64_t c[2];
+    for (int k = 0; k < 2; ++k) {
+      uint32_t n = k ? 40 : 8;
+      TRig r;
+      for (auto& x : cfg) r.cfg.set(x);
+      r.load(chain_ptx(int(n), op.text));
+      uint64_t out = r.upload(std::vector<uint32_t>(32, 0));
+      r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+      auto got = r.download<uint32_t>(out, 32);
+      for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], op.out(t, n)) << op.text << " thread " << t;
+      c[k] = r.cycles;
+    }
+    return (c[1] - c[0]) / 32;
+  };
+  const std::vector<std::string> gs = {"sm.op_latency=gpgpusim"}, both = {"sm.op_latency=gpgpusim", "sm.result_delay=4"};
+  EXPECT_EQ(per_insn(xr, {}), 6u);  // relgpu's classes: every SP op sm.sp_latency 4, + 2
+  EXPECT_EQ(per_insn(xr, gs), 3u);
+  EXPECT_EQ(per_insn(max, gs), 15u);
+  EXPECT_EQ(per_insn(add, gs), 6u);
+  EXPECT_EQ(per_insn(add, {"sm.result_delay=4"}), 10u);
+  EXPECT_EQ(per_insn(add, both), 10u);
+  EXPECT_EQ(per_insn(xr, both), 7u);
 }
 
 // With 8 banks of 128-bit entries a warp register spans all 8 banks: every
