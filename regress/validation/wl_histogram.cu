@@ -3,11 +3,13 @@
 // atomicAdd), launched as the workload's driver launches it, at a validation
 // size.
 #define VAL_PROG "wl_histogram"
-#include <algorithm>
 #include <vector>
 
 #include "val.h"
 #include "../workloads/histogram/histogram.cu"
+#include "../workloads/histogram/histogram_ref.h"
+
+static_assert(HIST_BINS == histogram_ref::kBins, "histogram_ref::kBins must match HIST_BINS");
 
 int main() {
   // 80000 values on 60 blocks of 192 threads (the 256-bin init and merge
@@ -15,20 +17,8 @@ int main() {
   int n = 80000;
   unsigned lo = 1000, width = 37;  // not a power of two: a real division
   const unsigned kBins = HIST_BINS;
-  // A quarter of the values fall in a narrow hot range (a few bins, so
-  // lanes of a warp collide on the same shared address), 1/32 below `lo`
-  // and the rest spread over and past the 256 bins.
   val::Rng rng(17);
-  std::vector<unsigned> data(n);
-  for (auto& v : data) {
-    const uint32_t k = rng.below(32);
-    if (k == 0)
-      v = rng.below(lo);
-    else if (k < 9)
-      v = lo + 100 * width + rng.below(3 * width);
-    else
-      v = lo + rng.below(kBins * width + kBins * width / 8);
-  }
+  const std::vector<unsigned> data = histogram_ref::make_values(rng, n, lo, width);
   unsigned *d_data, *d_hist;
   CHECK(cudaMalloc(&d_data, size_t(n) * 4));
   CHECK(cudaMalloc(&d_hist, kBins * 4));
@@ -36,11 +26,11 @@ int main() {
   CHECK(cudaMemset(d_hist, 0, kBins * 4));
   histogram256<<<60, 192>>>(d_data, n, lo, width, d_hist);
   CHECK_LAUNCH();
-  std::vector<unsigned> got(kBins), want(kBins, 0);
+  std::vector<unsigned> got(kBins);
   CHECK(cudaMemcpy(got.data(), d_hist, kBins * 4, cudaMemcpyDeviceToHost));
   CHECK(cudaFree(d_data));
   CHECK(cudaFree(d_hist));
-  for (unsigned v : data) ++want[v < lo ? 0 : std::min((v - lo) / width, kBins - 1)];
+  const std::vector<unsigned> want = histogram_ref::bins(data, lo, width);
   val::exact("bins", got.data(), want.data(), kBins);
   return val::finish();
 }

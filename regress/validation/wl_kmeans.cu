@@ -10,59 +10,17 @@
 
 #include "val.h"
 #include "../workloads/kmeans/kmeans.cu"
-
-struct Points {
-  int n, f;
-  std::vector<float> x;  // feature-major: x[feature * n + point]
-};
-
-// Squared distance in the kernel's arithmetic: diff = x - c and
-// dist = fma(diff, diff, dist) over the features in order (nvcc contracts
-// dist += diff * diff).
-static float distance(const Points& p, int i, const std::vector<float>& cen, int c) {
-  float dist = 0.0f;
-  for (int f = 0; f < p.f; ++f) {
-    float diff = p.x[size_t(f) * p.n + i] - cen[size_t(c) * p.f + f];
-    dist = std::fma(diff, diff, dist);
-  }
-  return dist;
-}
-
-// Nearest centroid; strict < keeps the lowest index on ties.
-static int nearest(const Points& p, int i, const std::vector<float>& cen, int k) {
-  float best = 3.402823466e38f;
-  int best_c = 0;
-  for (int c = 0; c < k; ++c) {
-    const float dist = distance(p, i, cen, c);
-    if (dist < best) {
-      best = dist;
-      best_c = c;
-    }
-  }
-  return best_c;
-}
+#include "../workloads/kmeans/kmeans_ref.h"
 
 int main() {
   // 1920 points (15 blocks of 128: one per SM), 8 features, 8 clusters,
   // 2 Lloyd iterations (4 launches).
-  Points p{1920, 8, {}};
   int k = 8;
   const int max_iter = 2;
-  // Points scattered around k hidden centres, wide enough that clusters
-  // overlap and memberships keep moving; all coordinates positive.
   val::Rng rng(19);
-  std::vector<float> centre(size_t(k) * p.f);
-  for (auto& v : centre) v = rng.uniform(3.0f, 13.0f);
-  p.x.resize(size_t(p.n) * p.f);
-  for (int i = 0; i < p.n; ++i) {
-    int c = int(rng.below(k));
-    for (int f = 0; f < p.f; ++f) p.x[size_t(f) * p.n + i] = centre[size_t(c) * p.f + f] + rng.uniform(-2.5f, 2.5f);
-  }
-  // Initial centroids: the first k points.
+  kmeans_ref::Points p = kmeans_ref::make_points(rng, 1920, 8, k);
   const size_t ncen = size_t(k) * p.f;
-  std::vector<float> cen(ncen);
-  for (int c = 0; c < k; ++c)
-    for (int f = 0; f < p.f; ++f) cen[size_t(c) * p.f + f] = p.x[size_t(f) * p.n + c];
+  std::vector<float> cen = kmeans_ref::first_centroids(p, k);
 
   const size_t xbytes = p.x.size() * 4;
   float *d_x, *d_sums;
@@ -99,22 +57,17 @@ int main() {
     // simulator with unfused fma may break the other way; relgpu matches the
     // reference exactly). The change count, cluster counts and sums are then
     // checked against the device's own memberships.
-    std::vector<int32_t> want_member(p.n), want_counts(k, 0);
-    std::vector<double> sum64(ncen, 0.0);
+    std::vector<int32_t> want_member(p.n), want_counts;
     int32_t want_changed = 0;
     for (int i = 0; i < p.n; ++i) {
-      const int c = nearest(p, i, cen, k), got_c = member[i];
+      const int c = kmeans_ref::nearest(p, i, cen, k), got_c = member[i];
       want_member[i] = c;
       if (got_c != c && got_c >= 0 && got_c < k) {
-        const float best = distance(p, i, cen, c);
-        if (distance(p, i, cen, got_c) <= best + val::fma_slack(best)) want_member[i] = got_c;
+        const float best = kmeans_ref::distance(p, i, cen, c);
+        if (kmeans_ref::distance(p, i, cen, got_c) <= best + val::fma_slack(best)) want_member[i] = got_c;
       }
-      const int m = want_member[i];
-      want_changed += m != prev[i];
-      ++want_counts[m];
-      for (int f = 0; f < p.f; ++f) sum64[size_t(m) * p.f + f] += p.x[size_t(f) * p.n + i];
     }
-    for (size_t t = 0; t < ncen; ++t) want_sums[t] = float(sum64[t]);
+    kmeans_ref::tally(p, want_member, prev, k, want_changed, want_counts, want_sums);
     const std::string it = "iteration " + std::to_string(iter) + ": ";
     val::exact((it + "membership").c_str(), member.data(), want_member.data(), size_t(p.n));
     val::exact((it + "changed count").c_str(), &changed, &want_changed, 1);

@@ -2,12 +2,11 @@
 // (tiled SGEMM, 16x16 shared-memory tiles, barriers, edge guards), launched
 // as the workload's driver launches it, at a validation size.
 #define VAL_PROG "wl_matmul"
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "val.h"
 #include "../workloads/matmul/matmul.cu"
+#include "../workloads/matmul/matmul_ref.h"
 
 int main() {
   // 75x90 output, K = 40: 6x5 = 30 blocks (2 per SM), 3 K-steps, edge
@@ -16,9 +15,7 @@ int main() {
   float alpha = 1.5f, beta = -0.5f;
   val::Rng rng(13);
   std::vector<float> A(size_t(M) * K), B(size_t(K) * N), C(size_t(M) * N), got(C.size());
-  for (auto& v : A) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : B) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : C) v = rng.uniform(-1.f, 1.f);
+  matmul_ref::make_matrices(rng, A, B, C);
   float *dA, *dB, *dC;
   CHECK(cudaMalloc(&dA, A.size() * 4));
   CHECK(cudaMalloc(&dB, B.size() * 4));
@@ -32,27 +29,12 @@ int main() {
   CHECK(cudaMemcpy(got.data(), dC, C.size() * 4, cudaMemcpyDeviceToHost));
   for (float* p : {dA, dB, dC}) CHECK(cudaFree(p));
 
-  // Same operation order as the kernel: one fma per k in increasing k (the
-  // zero-filled tile padding adds fmaf(0, 0, acc) == acc), then
-  // fmaf(alpha, acc, beta*c): bit-identical under IEEE rounding. As in the
-  // workload's driver, 1e-6 relative + 1e-6 absolute forgives a
-  // double-rounded fma; val::fma_slack of the largest sum of |terms| (~1e-5)
-  // also admits a simulator with unfused fma. A wrong or missing product
-  // moves a value by ~1e-3 or more.
-  double max_mag = 0;
-  for (int r = 0; r < M; ++r)
-    for (int c = 0; c < N; ++c) {
-      float acc = 0.f;
-      double mag = 0;
-      for (int k = 0; k < K; ++k) {
-        acc = std::fma(A[size_t(r) * K + k], B[size_t(k) * N + c], acc);
-        mag += std::fabs(A[size_t(r) * K + k] * B[size_t(k) * N + c]);
-      }
-      float& out = C[size_t(r) * N + c];
-      mag = std::fabs(alpha) * mag + std::fabs(beta * out);
-      out = std::fma(alpha, acc, beta * out);
-      max_mag = std::max(max_mag, mag);
-    }
+  // The reference repeats the kernel's fma order: bit-identical under IEEE
+  // rounding. As in the workload's driver, 1e-6 relative + 1e-6 absolute
+  // forgives a double-rounded fma; val::fma_slack of the largest sum of
+  // |terms| (~1e-5) also admits a simulator with unfused fma. A wrong or
+  // missing product moves a value by ~1e-3 or more.
+  const double max_mag = matmul_ref::sgemm(A, B, C, M, N, K, alpha, beta);
   val::close("C", got.data(), C.data(), C.size(), 1e-6, 1e-6 + val::fma_slack(max_mag));
   return val::finish();
 }

@@ -7,6 +7,7 @@
 
 #include "val.h"
 #include "../workloads/reduce/reduce.cu"
+#include "../workloads/reduce/reduce_ref.h"
 
 int main() {
   // n is deliberately not a multiple of the grid size (ragged last stride).
@@ -15,24 +16,14 @@ int main() {
   const unsigned atomic_block = ATOMIC_BLOCK, atomic_grid = 60;
   const unsigned max_value = 4096;                   // values in [0, 4096)
 
-  // reduce_atomic adds 32-bit block sums into a 64-bit total: exact only if
-  // no block's own sum wraps (at most this many values per block).
-  const uint64_t atomic_stride = uint64_t(atomic_grid) * atomic_block;
-  const uint64_t per_block = (n + atomic_stride - 1) / atomic_stride * atomic_block;
-  if (per_block * (max_value - 1) >= (uint64_t(1) << 32)) {
+  if (!reduce_ref::block_sums_fit(n, atomic_grid, atomic_block, max_value)) {
     val::fail("sizes chosen so that a block sum can overflow 32 bits");
     return val::finish();
   }
 
   val::Rng rng(12);
-  std::vector<unsigned> in(n);
-  for (auto& v : in) v = rng.below(max_value);
-  unsigned want32 = 0;
-  uint64_t want64 = 0;
-  for (unsigned v : in) {
-    want32 += v;  // wraps mod 2^32, as the kernel's unsigned adds do
-    want64 += v;
-  }
+  const std::vector<unsigned> in = reduce_ref::make_values(rng, n, max_value);
+  const reduce_ref::Sums want = reduce_ref::sums(in);
 
   unsigned *d_in, *d_partial, *d_sum;
   unsigned long long* d_total;
@@ -56,8 +47,8 @@ int main() {
   CHECK(cudaMemcpy(&got32, d_sum, 4, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(&got64, d_total, 8, cudaMemcpyDeviceToHost));
   for (void* p : {(void*)d_in, (void*)d_partial, (void*)d_sum, (void*)d_total}) CHECK(cudaFree(p));
-  const unsigned long long w64 = want64;
-  val::exact("two-pass sum (mod 2^32)", &got32, &want32, 1);
+  const unsigned long long w64 = want.full;
+  val::exact("two-pass sum (mod 2^32)", &got32, &want.mod32, 1);
   val::exact("atomicAdd sum (64-bit)", &got64, &w64, 1);
   return val::finish();
 }

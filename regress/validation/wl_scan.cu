@@ -8,6 +8,7 @@
 
 #include "val.h"
 #include "../workloads/scan/scan.cu"
+#include "../workloads/scan/scan_ref.h"
 
 static const unsigned kBlock = 256;  // the workload's default block
 
@@ -39,13 +40,8 @@ int main() {
   // then 130 blocks adding the offsets back. Three launches.
   const size_t n = (size_t(1) << 16) + 777;
   val::Rng rng(15);
-  std::vector<unsigned> in(n), want(n);
-  for (auto& v : in) v = rng.below(1000);
-  unsigned run = 0;
-  for (size_t i = 0; i < n; ++i) {
-    want[i] = run;
-    run += in[i];
-  }
+  const std::vector<unsigned> in = scan_ref::make_values(rng, n);
+  const std::vector<unsigned> want = scan_ref::exclusive(in);
 
   unsigned *d_in, *d_out;
   CHECK(cudaMalloc(&d_in, n * 4));

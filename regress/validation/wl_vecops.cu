@@ -2,12 +2,11 @@
 // (saxpy, triad4, clamp_scale: streaming, memory-bound, grid-stride loops),
 // launched as the workload's driver launches them, at a validation size.
 #define VAL_PROG "wl_vecops"
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "val.h"
 #include "../workloads/vecops/vecops.cu"
+#include "../workloads/vecops/vecops_ref.h"
 
 int main() {
   // 65539 elements (a 3-element tail after the float4 part) on 60 x 256
@@ -18,9 +17,7 @@ int main() {
 
   val::Rng rng(11);
   std::vector<float> x(n), y(n), z(n);
-  for (auto& v : x) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : y) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : z) v = rng.uniform(-2.f, 2.f);
+  vecops_ref::make_vectors(rng, x, y, z);
 
   const size_t bytes = n * sizeof(float);
   float *dx, *dy, *dz, *dw;
@@ -45,21 +42,12 @@ int main() {
   for (float* p : {dx, dy, dz, dw}) CHECK(cudaFree(p));
 
   std::vector<float> w(n);
-  double mag_y = 0, mag_w = 0;  // largest sums of |terms|, for val::fma_slack
-  for (size_t i = 0; i < n; ++i) {
-    mag_y = std::max(mag_y, double(std::fabs(a * x[i]) + std::fabs(y[i])));
-    y[i] = std::fma(a, x[i], y[i]);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    mag_w = std::max(mag_w, double((std::fabs(s * y[i]) + std::fabs(x[i])) * std::fabs(z[i]) * scale));
-    w[i] = std::fma(s, y[i], x[i]) * z[i];
-  }
-  for (size_t i = 0; i < n; ++i) w[i] = std::min(std::max(w[i], lo), hi) * scale;
+  const vecops_ref::Mags mag = vecops_ref::compute(a, s, lo, hi, scale, x, y, z, w);
   // As in the workload's driver: one fma, a multiply and a clamp per element
   // in the kernels' order, bit-identical under IEEE rounding; 1e-6 relative
   // (~8 ulp) forgives a double-rounded fma, and val::fma_slack of the largest
   // |terms| (~3e-6 for w) a simulator with unfused fma.
-  val::close("saxpy y", gy.data(), y.data(), n, 1e-6, 1e-7 + val::fma_slack(mag_y));
-  val::close("triad4/clamp_scale w", gw.data(), w.data(), n, 1e-6, 1e-7 + val::fma_slack(mag_w));
+  val::close("saxpy y", gy.data(), y.data(), n, 1e-6, 1e-7 + val::fma_slack(mag.y));
+  val::close("triad4/clamp_scale w", gw.data(), w.data(), n, 1e-6, 1e-7 + val::fma_slack(mag.w));
   return val::finish();
 }

@@ -1,8 +1,8 @@
 // histogram: 256-bin histogram with bins privatised in shared memory
 // (shared atomicAdd), merged with global atomicAdd. Counts are exact.
-#include <algorithm>
 #include <vector>
 
+#include "histogram_ref.h"
 #include "workload.h"
 
 namespace {
@@ -11,7 +11,7 @@ using namespace relgpu;
 using runtime::DevPtr;
 using runtime::Dim3;
 
-constexpr unsigned kBins = 256;  // HIST_BINS in histogram.cu
+constexpr unsigned kBins = histogram_ref::kBins;
 
 wl::Result run(wl::Context& ctx) {
   const bool small = ctx.size == wl::Size::small;
@@ -22,20 +22,8 @@ wl::Result run(wl::Context& ctx) {
   unsigned lo = 1000, width = 37;  // not a power of two: a real division
   const Dim3 grid{small ? 6u : 120u}, block{192};
 
-  // A quarter of the values fall in a narrow hot range (a few bins, so
-  // lanes of a warp collide on the same shared address), 1/32 below `lo`
-  // and the rest spread over and past the 256 bins.
   wl::Rng rng(ctx.seed);
-  std::vector<unsigned> data(n);
-  for (auto& v : data) {
-    const uint32_t k = rng.below(32);
-    if (k == 0)
-      v = rng.below(lo);
-    else if (k < 9)
-      v = lo + 100 * width + rng.below(3 * width);
-    else
-      v = lo + rng.below(kBins * width + kBins * width / 8);
-  }
+  const std::vector<unsigned> data = histogram_ref::make_values(rng, n, lo, width);
   ctx.log << "histogram: " << n << " values, " << kBins << " bins\n";
 
   auto& dev = ctx.dev;
@@ -52,8 +40,7 @@ wl::Result run(wl::Context& ctx) {
   dev.free(d_data);
   dev.free(d_hist);
 
-  std::vector<unsigned> want(kBins, 0);
-  for (unsigned v : data) ++want[v < lo ? 0 : std::min((v - lo) / width, kBins - 1)];
+  const std::vector<unsigned> want = histogram_ref::bins(data, lo, width);
   std::string msg;
   if (wl::compare_exact(got.data(), want.data(), kBins, msg) >= 0) return {false, "bins: " + msg};
   return {true, "histogram of " + std::to_string(n) + " values: " + msg};

@@ -5,11 +5,11 @@
 // - update: the device's per-cluster counts must be exact and its sums
 //   (float atomics, order not fixed) within a tolerance of double sums.
 // The host then divides sums by counts to get the next centroids.
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kmeans_ref.h"
 #include "workload.h"
 
 namespace relgpu::wl {
@@ -17,53 +17,16 @@ namespace {
 
 constexpr size_t kMaxCentroidFloats = 2048;  // KMEANS_MAX_CENTROID_FLOATS in kmeans.cu
 
-struct Points {
-  int n, f;
-  std::vector<float> x;  // feature-major: x[feature * n + point]
-};
-
-// Nearest centroid in the kernel's arithmetic: diff = x - c and
-// dist = fma(diff, diff, dist) over the features in order (nvcc contracts
-// dist += diff * diff); strict < keeps the lowest index on ties.
-int nearest(const Points& p, int i, const std::vector<float>& cen, int k) {
-  float best = 3.402823466e38f;
-  int best_c = 0;
-  for (int c = 0; c < k; ++c) {
-    float dist = 0.0f;
-    for (int f = 0; f < p.f; ++f) {
-      float diff = p.x[size_t(f) * p.n + i] - cen[size_t(c) * p.f + f];
-      dist = std::fma(diff, diff, dist);
-    }
-    if (dist < best) {
-      best = dist;
-      best_c = c;
-    }
-  }
-  return best_c;
-}
-
 Result run_kmeans(Context& ctx) {
   const bool small = ctx.size == Size::small;
-  Points p{small ? 320 : 20000, small ? 4 : 8, {}};
   int k = small ? 4 : 8;
   const int max_iter = small ? 3 : 6;
 
-  // Points scattered around k hidden centres, wide enough that clusters
-  // overlap and memberships keep moving for a few iterations. All
-  // coordinates are positive (>= 0.5), which bounds the sums' rounding below.
+  // All coordinates are positive (>= 0.5), which bounds the sums' rounding below.
   Rng rng(ctx.seed);
-  std::vector<float> centre(size_t(k) * p.f);
-  for (auto& v : centre) v = rng.uniform(3.0f, 13.0f);
-  p.x.resize(size_t(p.n) * p.f);
-  for (int i = 0; i < p.n; ++i) {
-    int c = int(rng.below(k));
-    for (int f = 0; f < p.f; ++f) p.x[size_t(f) * p.n + i] = centre[size_t(c) * p.f + f] + rng.uniform(-2.5f, 2.5f);
-  }
-  // Initial centroids: the first k points (any deterministic choice works).
+  kmeans_ref::Points p = kmeans_ref::make_points(rng, small ? 320 : 20000, small ? 4 : 8, k);
   const size_t ncen = size_t(k) * p.f;
-  std::vector<float> cen(ncen);
-  for (int c = 0; c < k; ++c)
-    for (int f = 0; f < p.f; ++f) cen[size_t(c) * p.f + f] = p.x[size_t(f) * p.n + c];
+  std::vector<float> cen = kmeans_ref::first_centroids(p, k);
 
   auto& dev = ctx.dev;
   const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);
@@ -103,17 +66,10 @@ Result run_kmeans(Context& ctx) {
     dev.memcpy_to_host(counts.data(), d_counts, size_t(k) * 4);
     ++iter;
 
-    std::vector<int32_t> want_member(p.n), want_counts(k, 0);
-    std::vector<double> sum64(ncen, 0.0);
+    std::vector<int32_t> want_member(p.n), want_counts;
     int32_t want_changed = 0;
-    for (int i = 0; i < p.n; ++i) {
-      int c = nearest(p, i, cen, k);
-      want_member[i] = c;
-      want_changed += c != prev[i];
-      ++want_counts[c];
-      for (int f = 0; f < p.f; ++f) sum64[size_t(c) * p.f + f] += p.x[size_t(f) * p.n + i];
-    }
-    for (size_t t = 0; t < ncen; ++t) want_sums[t] = float(sum64[t]);
+    for (int i = 0; i < p.n; ++i) want_member[i] = kmeans_ref::nearest(p, i, cen, k);
+    kmeans_ref::tally(p, want_member, prev, k, want_changed, want_counts, want_sums);
     std::string msg;
     if (compare_exact(member.data(), want_member.data(), size_t(p.n), msg) >= 0) {
       fail = it + "membership " + msg;

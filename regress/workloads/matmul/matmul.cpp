@@ -1,9 +1,9 @@
 // matmul: tiled SGEMM C = alpha*A*B + beta*C with shared-memory tiles and
 // __syncthreads (compute-bound). The small size uses dimensions that are not
 // multiples of the tile, so every bounds guard is taken both ways.
-#include <cmath>
 #include <vector>
 
+#include "matmul_ref.h"
 #include "workload.h"
 
 namespace {
@@ -14,20 +14,6 @@ using runtime::Dim3;
 
 constexpr int kTile = 16;  // MM_TILE in matmul.cu
 
-// Same operation order as the kernel: one fma per k in increasing k (the
-// zero-filled tile padding adds fmaf(0, 0, acc) == acc), then
-// fmaf(alpha, acc, beta*c).
-void ref_sgemm(const std::vector<float>& A, const std::vector<float>& B, std::vector<float>& C, int M, int N, int K,
-               float alpha, float beta) {
-  for (int r = 0; r < M; ++r)
-    for (int c = 0; c < N; ++c) {
-      float acc = 0.f;
-      for (int k = 0; k < K; ++k) acc = std::fma(A[size_t(r) * K + k], B[size_t(k) * N + c], acc);
-      float& out = C[size_t(r) * N + c];
-      out = std::fma(alpha, acc, beta * out);
-    }
-}
-
 wl::Result run(wl::Context& ctx) {
   const bool small = ctx.size == wl::Size::small;
   // small: 21x18 output, K=35: 2x2 blocks, 3 K-steps, edges in all three
@@ -37,9 +23,7 @@ wl::Result run(wl::Context& ctx) {
 
   wl::Rng rng(ctx.seed);
   std::vector<float> A(size_t(M) * K), B(size_t(K) * N), C(size_t(M) * N);
-  for (auto& v : A) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : B) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : C) v = rng.uniform(-1.f, 1.f);
+  matmul_ref::make_matrices(rng, A, B, C);
   ctx.log << "matmul: " << M << "x" << K << " * " << K << "x" << N << "\n";
 
   auto& dev = ctx.dev;
@@ -59,7 +43,7 @@ wl::Result run(wl::Context& ctx) {
   dev.free(dB);
   dev.free(dC);
 
-  ref_sgemm(A, B, C, M, N, K, alpha, beta);
+  matmul_ref::sgemm(A, B, C, M, N, K, alpha, beta);
   // The reference repeats the kernel's exact fma order, so IEEE single
   // rounding gives bit-identical results; 1e-6 relative (~8 ulp) is only
   // slack for an fma evaluated with double rounding. One wrong or missing

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "reduce_ref.h"
 #include "workload.h"
 
 namespace relgpu::wl {
@@ -20,22 +21,14 @@ Result run_reduce(Context& ctx) {
   const uint32_t atomic_grid = small ? 4 : 96;
   const uint32_t max_value = 4096;            // values in [0, 4096)
 
-  // reduce_atomic adds 32-bit block sums into a 64-bit total; it is exact
-  // only if no block's sum wraps. Each block sees at most this many values:
-  const uint64_t atomic_stride = uint64_t(atomic_grid) * atomic_block;
-  const uint64_t per_block = (n + atomic_stride - 1) / atomic_stride * atomic_block;
-  if (per_block * (max_value - 1) >= (uint64_t(1) << 32))
+  if (!reduce_ref::block_sums_fit(n, atomic_grid, atomic_block, max_value))
     return {false, "reduce: sizes chosen so that a block sum can overflow 32 bits"};
 
   Rng rng(ctx.seed);
-  std::vector<uint32_t> in(n);
-  for (auto& v : in) v = rng.below(max_value);
-  uint32_t want32 = 0;
-  uint64_t want64 = 0;
-  for (uint32_t v : in) {
-    want32 += v;  // wraps mod 2^32, as the kernel's unsigned adds do
-    want64 += v;
-  }
+  const std::vector<uint32_t> in = reduce_ref::make_values(rng, n, max_value);
+  const reduce_ref::Sums want = reduce_ref::sums(in);
+  const uint32_t want32 = want.mod32;
+  const uint64_t want64 = want.full;
   ctx.log << "reduce: n=" << n << " grid=" << grid << "x" << block << " atomic grid=" << atomic_grid << "x"
           << atomic_block << "\n";
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "scan_ref.h"
 #include "workload.h"
 
 namespace relgpu::wl {
@@ -53,14 +54,8 @@ Result run_scan(Context& ctx) {
   const uint32_t block = small ? 64 : 256;
 
   Rng rng(ctx.seed);
-  std::vector<uint32_t> in(n);
-  for (auto& v : in) v = rng.below(1000);
-  std::vector<uint32_t> want(n);
-  uint32_t run = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    want[i] = run;
-    run += in[i];
-  }
+  const std::vector<uint32_t> in = scan_ref::make_values(rng, n);
+  const std::vector<uint32_t> want = scan_ref::exclusive(in);
 
   auto& dev = ctx.dev;
   const auto& mod = dev.load_module(ctx.ptx, ctx.ptx_file, &ctx.ptxas);

@@ -1,10 +1,9 @@
 // vecops: memory-bound streaming kernels chained through device memory:
 //   y = a*x + y;  w = (x + s*y) * z  (float4 body + scalar tail);  w = clamp(w)*k
 // All three use grid-stride loops over a size_t length.
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
+#include "vecops_ref.h"
 #include "workload.h"
 
 namespace {
@@ -24,9 +23,7 @@ wl::Result run(wl::Context& ctx) {
 
   wl::Rng rng(ctx.seed);
   std::vector<float> x(n), y(n), z(n);
-  for (auto& v : x) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : y) v = rng.uniform(-1.f, 1.f);
-  for (auto& v : z) v = rng.uniform(-2.f, 2.f);
+  vecops_ref::make_vectors(rng, x, y, z);
   ctx.log << "vecops: " << n << " elements\n";
 
   auto& dev = ctx.dev;
@@ -53,9 +50,7 @@ wl::Result run(wl::Context& ctx) {
   for (DevPtr p : {dx, dy, dz, dw}) dev.free(p);
 
   std::vector<float> w(n);
-  for (size_t i = 0; i < n; ++i) y[i] = std::fma(a, x[i], y[i]);
-  for (size_t i = 0; i < n; ++i) w[i] = std::fma(s, y[i], x[i]) * z[i];
-  for (size_t i = 0; i < n; ++i) w[i] = std::min(std::max(w[i], lo), hi) * scale;
+  vecops_ref::compute(a, s, lo, hi, scale, x, y, z, w);
 
   // Every element is one fma, a multiply and a clamp, in the kernel's order:
   // results are bit-identical under IEEE rounding. 1e-6 relative (~8 ulp)
