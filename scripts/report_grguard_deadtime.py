@@ -20,6 +20,7 @@ POINT = {"gr10": ("0.0036", "rf_block (default)"), "gr30": ("0.0094", "rf_block 
          "cost_none": ("0.01", "rf_point, 768 threads, `grguard.patch_cost=none`"),
          "cost_both": ("0.01", "rf_point, 768 threads, per_group and none"),
          "cost_latency_group": ("0.01", "rf_point, 768 threads, per_group and latency"),
+         "cost_gsissue": ("0.01", "rf_point, 768 threads, GPGPU-Sim's ALU issue timing"),
          "sched_lrr_half": ("0.01", "rf_point, 768 threads, LRR"),
          "sched_2l_half": ("0.01", "rf_point, 768 threads, two-level")}
 SCHED_SETS = [("GTO", "gr1pc_point_half", "base_half"), ("LRR", "sched_lrr_half", "base_half_lrr"),
@@ -27,7 +28,10 @@ SCHED_SETS = [("GTO", "gr1pc_point_half", "base_half"), ("LRR", "sched_lrr_half"
 COST = [("gr1pc_point_half", "as built"), ("cost_per_group", "a selection per bank group"),
         ("cost_latency", "patch port free"), ("cost_none", "patch access free"),
         ("cost_latency_group", "patch port free, a selection per group"),
-        ("cost_both", "patch access free, a selection per group")]
+        ("cost_both", "patch access free, a selection per group"),
+        ("cost_gsissue", "GPGPU-Sim's ALU issue timing")]
+# Each variant's fault-free run, where it is not base_half (the variant changes the baseline too).
+COST_BASE = {"cost_gsissue": "base_half_gsissue"}
 MIX = ["normal", "normal_patch", "patch_occupied", "spill"]
 PAPER_MIX = "56 / 30 / 13 / 1%"
 LOST = [("divergent", "last read divergent"), ("later_operand", "last read a 3rd+ operand"),
@@ -215,31 +219,34 @@ def occupancy_section(runs, missing):
 
 
 def cost_section(runs):
-    half = {r["workload"]: r for r in runs if group(r) == "base_half"}
     by = {(group(r), r["workload"]): r for r in runs}
+    half = {w: r for (g, w), r in by.items() if g == "base_half"}
     if not any((g, w) in by for g, _ in COST[1:] for w in half):
         return []
+
+    def ratio(g, w):
+        r, b = by.get((g, w)), by.get((COST_BASE.get(g, "base_half"), w))
+        return r["gpu_sim_cycle"] / b["gpu_sim_cycle"] if r and b else None
     rows, both = [], []
     for w in sorted(half):
-        cells = [w]
-        for g, _ in COST:
-            r = by.get((g, w))
-            cells.append(pct(r["gpu_sim_cycle"] / half[w]["gpu_sim_cycle"] - 1, sign=True) if r else "stopped")
-        rows.append(cells)
-        if all((g, w) in by for g, _ in COST):
+        rows.append([w] + [pct(ratio(g, w) - 1, sign=True) if ratio(g, w) else "stopped" for g, _ in COST])
+        if all(ratio(g, w) for g, _ in COST):
             both.append(w)
     gm = ["geomean over the workloads no variant stops (" + ", ".join(both) + ")"]
     for g, _ in COST:
-        x = geomean([by[(g, w)]["gpu_sim_cycle"] / half[w]["gpu_sim_cycle"] for w in both])
+        x = geomean([ratio(g, w) for w in both])
         gm.append(pct(x - 1, sign=True) if x else "-")
     return ["## Where GR-Guard's time goes (1% point, `rf_point`, 768 threads, GTO, chip 1)", "",
             "Cycles against the fault-free run at the same thread limit (`base_half`), with one timing choice "
             "switched at a time: `grguard.selections=per_group` (each write port's group selects in its own map "
             "bank, as well as the one global selection), `grguard.patch_cost=latency` (a same-group patch access "
             "still comes a cycle later but leaves the group's port free, as if the banks had a second port), "
-            "`grguard.patch_cost=none` (it costs nothing); the last two columns combine a per-group selection with "
-            "each (`cost_latency_group` in `regress/grguard_deadtime_cost.json`, `cost_both`). The data moves as "
-            "built in every variant, and every completed run passes its output check.", "",
+            "`grguard.patch_cost=none` (it costs nothing); the next two columns combine a per-group selection with "
+            "each (`cost_latency_group` in `regress/grguard_deadtime_cost.json`, `cost_both`). The last column "
+            "gives both GR-Guard and its fault-free run GPGPU-Sim's ALU issue timing (`sm.op_latency=gpgpusim`, "
+            "`sm.result_delay=4`; `regress/grguard_issue.json`, against `base_half_gsissue`), with which relgpu's "
+            "validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu ablation\"). The data "
+            "moves as built in every variant, and every completed run passes its output check.", "",
             table(["workload"] + [t for _, t in COST], rows + [gm]), ""]
 
 
@@ -324,7 +331,7 @@ def write(runs, out, missing=()):
           "GR-Guard baseline of Table 6.1: 15 SMs, 700 MHz, 128 KB RF as 32 banks x 256 rows x 128 bit) under "
           "the GTO, LRR and two-level schedulers, with `grguard.deadtime` (`sm/dead_time.h`) measuring every "
           "warp register's residency and dead time.", ""]
-    md += campaign_time(runs, "grguard_deadtime", ["grguard_deadtime", "grguard_deadtime_cost"]) + [""]
+    md += campaign_time(runs, "grguard_deadtime", ["grguard_deadtime", "grguard_deadtime_cost", "grguard_issue"]) + [""]
     md += run_checks(runs, missing)
     md += dead_section(dt) + workload_section(dt) + fault_section(dt) + coverage_section(dt)
     md += grguard_section(gr, missing) + occupancy_section(runs, missing) + cost_section(runs)
