@@ -523,7 +523,9 @@ LATENCY = [("ctl", "as built: 6 SP, 8 SFU, 2 LD/ST collectors, 8 CTAs"), ("oc_ha
            ("oc_min", "one collector of each kind"), ("cta2", "2 CTAs per SM"),
            ("shared", "one port per bank, writes first (GPGPU-Sim's arbitration, `rf.shared_port`; `regress/rf_variation_port.json`)"),
            ("gsissue", "GPGPU-Sim's ALU issue timing: its per-opcode latencies, latency + 6 to writeback "
-                       "(`sm.op_latency=gpgpusim`, `sm.result_delay=4`; `regress/rf_variation_issue.json`)")]
+                       "(`sm.op_latency=gpgpusim`, `sm.result_delay=4`; `regress/rf_variation_issue.json`)"),
+           ("gsissue3", "the same with GPGPU-Sim 3.x's table, the seeds' simulator: integer mul and mad on the SFU "
+                        "(`sm.op_latency=gpgpusim3`, `sm.result_delay=4`)")]
 
 
 def latency_section(by, wls):

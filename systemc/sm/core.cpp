@@ -63,7 +63,8 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   ii_dp_ = uint16_t(cfg.get(kDpIi));
   lat_sfu_ = uint16_t(cfg.get(kSfuLatency));
   ii_sfu_ = uint16_t(cfg.get(kSfuIi));
-  gpgpusim_lat_ = cfg.get(kOpLatency) == "gpgpusim";
+  std::string t = cfg.get(kOpLatency);
+  op_table_ = t == "gpgpusim" ? OpTable::gpgpusim : t == "gpgpusim3" ? OpTable::gpgpusim3 : OpTable::relgpu;
   result_delay_ = uint16_t(cfg.get(kResultDelay));
   smem_banks_ = unsigned(cfg.get(kSmemBanks));
   smem_lat_ = unsigned(cfg.get(kSmemLatency));

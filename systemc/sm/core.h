@@ -303,7 +303,8 @@ class Core final : public SmCore {
   unsigned sp_units_, sfu_units_;
   bool release_waits_, l1_global_;
   uint16_t lat_sp_, ii_sp_, lat_mad_, lat_div_, ii_div_, lat_fdiv_, ii_fdiv_, lat_dp_, ii_dp_, lat_sfu_, ii_sfu_;
-  bool gpgpusim_lat_ = false;  // sm.op_latency=gpgpusim (sm/op_timing.h)
+  enum class OpTable : uint8_t { relgpu, gpgpusim, gpgpusim3 };
+  OpTable op_table_ = OpTable::relgpu;  // sm.op_latency (sm/op_timing.h)
   uint16_t result_delay_ = 0;
   unsigned smem_banks_, smem_lat_, l1_hit_, const_lat_, miss_q_, ldst_q_;
 

@@ -89,9 +89,10 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
       o.ii = fl ? ii_fdiv_ : ii_div_;
     }
   }
-  if (gpgpusim_lat_ && !o.mem) {
-    OpTiming t = gpgpusim_op_timing(in);
+  if (op_table_ != OpTable::relgpu && !o.mem) {
+    OpTiming t = gpgpusim_op_timing(in, op_table_ == OpTable::gpgpusim3);
     o.latency = t.latency, o.ii = t.ii;
+    if (t.sfu) o.unit = Unit::sfu;  // its collectors and unit; the issue class (energy) stays
   }
   if (!o.mem) o.latency = uint16_t(o.latency + result_delay_);
   return o;

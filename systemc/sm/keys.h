@@ -86,9 +86,10 @@ inline const Key<int64_t> kDpIi{"sm.dp_ii", 8, "cycles", "FP64 initiation interv
 inline const Key<std::string> kOpLatency{
     "sm.op_latency", "class", "",
     "ALU latencies: class = relgpu's per-class keys (sm.sp_latency, sm.mad_latency, ...); gpgpusim = "
-    "GPGPU-Sim's per-opcode table under its GTX480 config (sm/op_timing.h: add/mul 4, min/max 13, mad 5, "
-    "SFU 8, and 1 for the opcodes its table leaves in ALU_OP, fma among them)",
-    std::vector<std::string>{"class", "gpgpusim"}};
+    "GPGPU-Sim 4.0's per-opcode table under its GTX480 config (sm/op_timing.h: add/mul 4, min/max 13, mad 5, "
+    "SFU 8, and 1 for the opcodes its table leaves in ALU_OP, fma among them); gpgpusim3 = GPGPU-Sim 3.x's "
+    "(the seeds' simulator): the same, but integer mul and mad run on the SFU and shfl takes 1",
+    std::vector<std::string>{"class", "gpgpusim", "gpgpusim3"}};
 inline const Key<int64_t> kResultDelay{"sm.result_delay", 0, "cycles",
                                        "cycles an SP/SFU/DP result waits before writeback, on top of the "
                                        "unit's latency (GPGPU-Sim's pipeline issues a dependent instruction "

@@ -79,6 +79,39 @@ TEST(SmTiming, GpgpusimOpLatenciesAndResultDelay) {
   EXPECT_EQ(per_insn(xr, both), 7u);
 }
 
+// GPGPU-Sim 3.x runs integer mul on the SFU (one unit here, two SP units):
+// 32 warps of mul.lo.u32 chains issue half as fast as under 4.0's table.
+TEST(SmTiming, Gpgpusim3RunsIntegerMulOnTheSfu) {
+  auto extra_cycles = [](const std::string& table) {
+    uint64_t c[2];
+    for (int k = 0; k < 2; ++k) {
+      uint32_t n = k ? 40 : 8;
+      TRig r;
+      r.cfg.set("sm.op_latency=" + table);
+      r.load(chain_ptx(int(n), "mul.lo.u32"));
+      uint64_t out = r.upload(std::vector<uint32_t>(1024, 0));
+      r.run_timing("k", {1, 1, 1}, {1024, 1, 1}, {out});
+      auto got = r.download<uint32_t>(out, 1024);
+      unsigned wrong = 0;
+      for (uint32_t t = 0; t < 1024; ++t) {
+        uint32_t want = 3;
+        for (uint32_t i = 0; i < n; ++i) want *= t;
+        wrong += got[t] != want;
+      }
+      EXPECT_EQ(wrong, 0u) << table;
+      c[k] = r.cycles;
+    }
+    return c[1] - c[0];
+  };
+  uint64_t v4 = extra_cycles("gpgpusim"), v3 = extra_cycles("gpgpusim3");
+  // 32 warps x 32 more muls, initiation interval 2: two SP units take at
+  // least 1,024 cycles, the one SFU at least 2,048.
+  EXPECT_GE(v4, 1024u);
+  EXPECT_LT(v4, 1200u) << "v3 " << v3;
+  EXPECT_GE(v3, 2048u);
+  EXPECT_LT(v3, 2400u) << "v4 " << v4;
+}
+
 // With 8 banks of 128-bit entries a warp register spans all 8 banks: every
 // pair of distinct source registers conflicts, costing one cycle each.
 TEST(SmTiming, BankConflictCountAndExtraCycles) {
