@@ -19,8 +19,9 @@ struct OpTiming {
   bool sfu = false;  // runs on the SFU (3.x: integer mul / mad)
 };
 
-// For a non-memory, non-control instruction; v3: GPGPU-Sim 3.x's table
-// (the seeds' simulator), else 4.0's (the one relgpu correlates against).
+// For a non-memory instruction (control ones fall to ALU_OP's 1, as there);
+// v3: GPGPU-Sim 3.x's table (the seeds' simulator), else 4.0's (the one
+// relgpu correlates against).
 OpTiming gpgpusim_op_timing(const ptx::Instr& in, bool v3);
 
 }  // namespace relgpu::sm
