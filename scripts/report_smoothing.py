@@ -35,7 +35,8 @@ def write(runs, out, missing=()):
           "local predictor's thresholds are the trained defaults (docs/results/droop_training.md). Worst droop: "
           "the chip's, % of Vnom, IR drop included; emergencies: PDN steps with some SM's droop above "
           "`pdn.emergency_pct` (8%).", ""]
-    md += campaign_time(runs, "smoothing", ["smoothing", "smoothing_regime", "smoothing_guardband"]) + [""]
+    md += campaign_time(runs, "smoothing", ["smoothing", "smoothing_regime", "smoothing_guardband",
+                                            "smoothing_issue"]) + [""]
     md += run_checks(runs, missing)
     rows = []
     summary = summary_rows(by, wls, GROUPS, "plain")
@@ -57,7 +58,7 @@ def write(runs, out, missing=()):
     md += ["## Per workload", "", "Cells: worst droop % / emergency steps / cycles against plain.", "",
            table(["workload", "plain cycles", "plain worst %", "plain emergency steps", "local", "global", "both",
                   "local, issue to 0 and RF off", "global triggers"], rows), ""]
-    md += regime_section(by, wls) + guardband_section(by, wls)
+    md += regime_section(by, wls) + guardband_section(by, wls) + issue_section(by, wls)
     return save_page(out, "smoothing", md)
 
 
@@ -126,6 +127,23 @@ def summary_rows(by, wls, groups, plain, suffix=""):
         summary.append([f"`{g + suffix}`", what, f"{(geo(wr) - 1) * 100:+.1f}%", f"{(max(wr) - 1) * 100:+.1f}%",
                         f"{(1 - e1 / e0) * 100:.1f}%" if e0 else "n/a", f"{(geo(cr) - 1) * 100:+.2f}%"])
     return summary
+
+
+ISSUE = "_gsissue"  # regress/smoothing_issue.json's run names: group + this
+
+
+def issue_section(by, wls):
+    """regress/smoothing_issue.json: plain and smoothing with GPGPU-Sim's ALU issue timing."""
+    rows = summary_rows(by, wls, GROUPS[:3], "plain", ISSUE)
+    if not rows:
+        return []
+    return ["## Smoothing with GPGPU-Sim's ALU issue timing (`regress/smoothing_issue.json`)", "",
+            "Plain and the three smoothing configurations with GPGPU-Sim's per-opcode latencies and its latency + 6 "
+            "issue-to-writeback pipeline (`sm.op_latency=gpgpusim`, `sm.result_delay=4`), the timing with which "
+            "relgpu's validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu ablation\"); "
+            "each against `plain_gsissue`.", "",
+            table(["group", "what", "worst droop (geomean)", "worst droop (largest rise)", "emergency steps removed",
+                   "cycles"], rows), ""]
 
 
 REGIME = "_small_droop"  # regress/smoothing_regime.json's run names: group + this
