@@ -167,12 +167,20 @@ L1_DESIGNS = [("ls", "baseline L1 (16 KB)", 0.36), ("ls_no_l1", "no L1 (`l1d.cac
               ("ls_ideal_l1", "ideal L1 (4 MB per SM)", 0.30)]
 
 
+L1_NOTE = ("The dissertation's Fig. 7.16 normalises LoSCache under each L1 design to the L2 of the same design "
+           "without LoSCache; so do we. Means over workloads. L1D miss rate: misses (MSHR merges included) over "
+           "L1D accesses; with no L1 nothing is an L1D access.")
 ISSUE_TIMING = [("ls", "as built", 0.36),
                 ("ls_gsissue", "GPGPU-Sim's ALU issue timing (`sm.op_latency=gpgpusim`, `sm.result_delay=4`; "
                                "`regress/loscache_issue.json`)", 0.36)]
+ISSUE_NOTE = ("LoSCache and its baseline both with GPGPU-Sim's per-opcode latencies and its latency + 6 "
+              "issue-to-writeback pipeline, the timing with which relgpu's validation suite is closest to "
+              "GPGPU-Sim (docs/results/correlation.md, \"relgpu ablation\"), each against its own baseline. "
+              "Means over workloads.")
 
 
-def l1_section(runs, on, off, key, designs=L1_DESIGNS, what="L1D", base="the 16 KB L1's"):
+def design_section(runs, on, off, key, designs=L1_DESIGNS, title="L1 designs (GTO)", what="L1D",
+                   base="the 16 KB L1's", note=L1_NOTE):
     """Fig. 7.16: LoSCache under three L1 designs (or another SM choice), each against its own baseline."""
     rows = []
     for group, label, paper in designs:
@@ -193,18 +201,9 @@ def l1_section(runs, on, off, key, designs=L1_DESIGNS, what="L1D", base="the 16 
                      pct(mean([a[k]["gpu_sim_cycle"] / b[k]["gpu_sim_cycle"] - 1 for k in keys]), 2, sign=True)])
     if len(rows) < 2:
         return []
-    head = table([what, "workloads", "L2 energy vs its own baseline", "paper", "Ideal-Gating", "exact-count accuracy",
-                  "L1D miss rate (LoSCache off)", f"baseline time vs {base}", "LoSCache time"], rows)
-    if designs is not L1_DESIGNS:
-        return ["## ALU issue timing (GTO)", "", head, "",
-                "LoSCache and its baseline both with GPGPU-Sim's per-opcode latencies and its latency + 6 "
-                "issue-to-writeback pipeline, the timing with which relgpu's validation suite is closest to "
-                "GPGPU-Sim (docs/results/correlation.md, \"relgpu ablation\"), each against its own baseline. "
-                "Means over workloads.", ""]
-    return ["## L1 designs (GTO)", "", head, "",
-            "The dissertation's Fig. 7.16 normalises LoSCache under each L1 design to the L2 of the same design "
-            "without LoSCache; so do we. Means over workloads. L1D miss rate: misses (MSHR merges included) over "
-            "L1D accesses; with no L1 nothing is an L1D access.", ""]
+    return [f"## {title}", "",
+            table([what, "workloads", "L2 energy vs its own baseline", "paper", "Ideal-Gating", "exact-count accuracy",
+                   "L1D miss rate (LoSCache off)", f"baseline time vs {base}", "LoSCache time"], rows), "", note, ""]
 
 
 def write(runs, out, missing=()):
@@ -381,8 +380,9 @@ def write(runs, out, missing=()):
                "the same SM's same PC in that kernel and L2 slice (`accuracy_pc_mode`). A table entry's count is "
                "fixed for its kernel, so no naive predictor is exact more often; the adaptive threshold only rises.", ""]
     md += powered_ablation_section(runs, on, off, key)
-    md += l1_section(runs, on, off, key)
-    md += l1_section(runs, on, off, key, ISSUE_TIMING, "SM timing", "as built")
+    md += design_section(runs, on, off, key)
+    md += design_section(runs, on, off, key, ISSUE_TIMING, "ALU issue timing (GTO)", "SM timing", "as built",
+                         ISSUE_NOTE)
     keys = [k for k in phase if k in on and k in off]
     if keys:
         prow = []

@@ -16,6 +16,8 @@ GROUPS = [
     ("local_rf", "local, RF reads off only"),
     ("local_w1_rf", "local, issue width 1 and RF reads off"),
 ]
+SUMMARY_HEAD = ["group", "what", "worst droop (geomean)", "worst droop (largest rise)", "emergency steps removed",
+                "cycles"]
 THESIS = {"worst": "12% -> 8.3% (-31%); geomean -27%", "emerg": "99% removed",
           "overhead": {"local": 1.2, "global": 2.3, "both": 3.5}}
 
@@ -41,8 +43,7 @@ def write(runs, out, missing=()):
     rows = []
     summary = summary_rows(by, wls, GROUPS, "plain")
     md += ["## Per configuration (geometric means over the workloads, against plain)", "",
-           table(["group", "what", "worst droop (geomean)", "worst droop (largest rise)", "emergency steps removed",
-                  "cycles"], summary), "",
+           table(SUMMARY_HEAD, summary), "",
            f"Thesis (trained predictor, its PDN): worst droop {THESIS['worst']}; emergencies {THESIS['emerg']}; "
            "cycle overhead local 1.2%, global 2.3%, both 3.5%.", ""]
     for w in wls:
@@ -142,8 +143,7 @@ def issue_section(by, wls):
             "issue-to-writeback pipeline (`sm.op_latency=gpgpusim`, `sm.result_delay=4`), the timing with which "
             "relgpu's validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu ablation\"); "
             "each against `plain_gsissue`.", "",
-            table(["group", "what", "worst droop (geomean)", "worst droop (largest rise)", "emergency steps removed",
-                   "cycles"], rows), ""]
+            table(SUMMARY_HEAD, rows), ""]
 
 
 REGIME = "_small_droop"  # regress/smoothing_regime.json's run names: group + this
@@ -181,8 +181,7 @@ def regime_section(by, wls):
           f"Control: the as-built plain run repeated at this campaign's revision (`plain_ctl`) gives the same "
           f"cycles, emergency steps and worst droop (to 1e-9 %; the last digits move with floating-point "
           f"summation order) as the stored one on {same} of {len(ctl)} workloads.", "",
-          table(["group", "what", "worst droop (geomean)", "worst droop (largest rise)", "emergency steps removed",
-                 "cycles", "largest first-order part (geomean)", "largest second-order part (geomean)",
+          table(SUMMARY_HEAD + ["largest first-order part (geomean)", "largest second-order part (geomean)",
                  "local predictor fires (of its clocked cycles) / global triggers"],
                 [row + [parts(by, keys, row[0].strip("`"), k) for k in ("max_first_order_pct", "max_second_order_pct")]
                  + [fires(by, keys, row[0].strip("`"))]

@@ -25,23 +25,36 @@ std::string chain_ptx(int n, const std::string& op = "add.u32") {
 })";
 }
 
+// A chain's op and what thread t holds after n of them.
+struct ChainOp {
+  std::string text;
+  std::function<uint32_t(uint32_t t, uint32_t n)> out;
+};
+const ChainOp kAdd{"add.u32", [](uint32_t t, uint32_t n) { return 3 + t * n; }};
+
 struct ChainRun { uint64_t cycles, conflicts; };
-ChainRun run_chain(int n, std::vector<std::string> cfg, uint32_t threads = 32) {
+ChainRun run_chain(int n, std::vector<std::string> cfg, uint32_t threads = 32, const ChainOp& op = kAdd) {
   TRig r;
   for (auto& c : cfg) r.cfg.set(c);
-  r.load(chain_ptx(n));
+  r.load(chain_ptx(n, op.text));
   uint64_t out = r.upload(std::vector<uint32_t>(threads, 0));
   r.run_timing("k", {1, 1, 1}, {threads, 1, 1}, {out});
   auto got = r.download<uint32_t>(out, threads);
-  for (uint32_t t = 0; t < threads; ++t) EXPECT_EQ(got[t], 3 + t * uint32_t(n));
+  unsigned wrong = 0;
+  for (uint32_t t = 0; t < threads; ++t) wrong += got[t] != op.out(t, uint32_t(n));
+  EXPECT_EQ(wrong, 0u) << op.text << ": threads with a wrong result";
   return {r.cycles, r.stats()["rf"]["conflict_reads"].get<uint64_t>()};
+}
+
+// Cycles that 32 more chained ops (40 against 8) add.
+uint64_t extra_cycles(const ChainOp& op, std::vector<std::string> cfg, uint32_t threads = 32) {
+  return run_chain(40, cfg, threads, op).cycles - run_chain(8, cfg, threads, op).cycles;
 }
 
 TEST(SmTiming, DependentAluChainTakesLatencyPlusTwoPerInstruction) {
   for (int lat : {4, 9}) {
     std::vector<std::string> c = {"sm.sp_latency=" + std::to_string(lat)};
-    uint64_t a = run_chain(8, c).cycles, b = run_chain(40, c).cycles;
-    EXPECT_EQ(b - a, 32u * uint64_t(lat + 2)) << "sp_latency " << lat;
+    EXPECT_EQ(extra_cycles(kAdd, c), 32u * uint64_t(lat + 2)) << "sp_latency " << lat;
   }
 }
 
@@ -50,60 +63,29 @@ TEST(SmTiming, DependentAluChainTakesLatencyPlusTwoPerInstruction) {
 // dependent add then issues every 10 cycles and an ALU_OP one every 7, as
 // measured in GPGPU-Sim (docs/results/correlation.md, "relgpu ablation").
 TEST(SmTiming, GpgpusimOpLatenciesAndResultDelay) {
-  struct Op { std::string text; std::function<uint32_t(uint32_t, uint32_t)> out; };
-  const Op add{"add.u32", [](uint32_t t, uint32_t n) { return 3 + t * n; }};
-  const Op max{"max.u32", [](uint32_t t, uint32_t) { return std::max(3u, t); }};
-  const Op xr{"xor.b32", [](uint32_t, uint32_t) { return 3u; }};  // an even number of xors
-  auto per_insn = [](const Op& op, std::vector<std::string> cfg) {
-    uint64_t c[2];
-    for (int k = 0; k < 2; ++k) {
-      uint32_t n = k ? 40 : 8;
-      TRig r;
-      for (auto& x : cfg) r.cfg.set(x);
-      r.load(chain_ptx(int(n), op.text));
-      uint64_t out = r.upload(std::vector<uint32_t>(32, 0));
-      r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
-      auto got = r.download<uint32_t>(out, 32);
-      for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], op.out(t, n)) << op.text << " thread " << t;
-      c[k] = r.cycles;
-    }
-    return (c[1] - c[0]) / 32;
-  };
+  const ChainOp max{"max.u32", [](uint32_t t, uint32_t) { return std::max(3u, t); }};
+  const ChainOp xr{"xor.b32", [](uint32_t, uint32_t) { return 3u; }};  // an even number of xors
+  auto per_insn = [](const ChainOp& op, std::vector<std::string> cfg) { return extra_cycles(op, cfg) / 32; };
   const std::vector<std::string> gs = {"sm.op_latency=gpgpusim"}, both = {"sm.op_latency=gpgpusim", "sm.result_delay=4"};
   EXPECT_EQ(per_insn(xr, {}), 6u);  // relgpu's classes: every SP op sm.sp_latency 4, + 2
   EXPECT_EQ(per_insn(xr, gs), 3u);
   EXPECT_EQ(per_insn(max, gs), 15u);
-  EXPECT_EQ(per_insn(add, gs), 6u);
-  EXPECT_EQ(per_insn(add, {"sm.result_delay=4"}), 10u);
-  EXPECT_EQ(per_insn(add, both), 10u);
+  EXPECT_EQ(per_insn(kAdd, gs), 6u);
+  EXPECT_EQ(per_insn(kAdd, {"sm.result_delay=4"}), 10u);
+  EXPECT_EQ(per_insn(kAdd, both), 10u);
   EXPECT_EQ(per_insn(xr, both), 7u);
 }
 
 // GPGPU-Sim 3.x runs integer mul on the SFU (one unit here, two SP units):
 // 32 warps of mul.lo.u32 chains issue half as fast as under 4.0's table.
 TEST(SmTiming, Gpgpusim3RunsIntegerMulOnTheSfu) {
-  auto extra_cycles = [](const std::string& table) {
-    uint64_t c[2];
-    for (int k = 0; k < 2; ++k) {
-      uint32_t n = k ? 40 : 8;
-      TRig r;
-      r.cfg.set("sm.op_latency=" + table);
-      r.load(chain_ptx(int(n), "mul.lo.u32"));
-      uint64_t out = r.upload(std::vector<uint32_t>(1024, 0));
-      r.run_timing("k", {1, 1, 1}, {1024, 1, 1}, {out});
-      auto got = r.download<uint32_t>(out, 1024);
-      unsigned wrong = 0;
-      for (uint32_t t = 0; t < 1024; ++t) {
-        uint32_t want = 3;
-        for (uint32_t i = 0; i < n; ++i) want *= t;
-        wrong += got[t] != want;
-      }
-      EXPECT_EQ(wrong, 0u) << table;
-      c[k] = r.cycles;
-    }
-    return c[1] - c[0];
-  };
-  uint64_t v4 = extra_cycles("gpgpusim"), v3 = extra_cycles("gpgpusim3");
+  const ChainOp mul{"mul.lo.u32", [](uint32_t t, uint32_t n) {
+                      uint32_t v = 3;
+                      for (uint32_t i = 0; i < n; ++i) v *= t;
+                      return v;
+                    }};
+  uint64_t v4 = extra_cycles(mul, {"sm.op_latency=gpgpusim"}, 1024);
+  uint64_t v3 = extra_cycles(mul, {"sm.op_latency=gpgpusim3"}, 1024);
   // 32 warps x 32 more muls, initiation interval 2: two SP units take at
   // least 1,024 cycles, the one SFU at least 2,048.
   EXPECT_GE(v4, 1024u);
