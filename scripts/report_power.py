@@ -77,8 +77,7 @@ def build_problem(kernels, micro):
     # thesis's (Fig. 3.6): the L1 shares are shown, not fitted (write()).
     # The thesis averages and normalises the kernels' breakdowns: one row per
     # share over the mean of the kernels' normalised group powers.
-    norm = [{g: v / (sum(a.values()) or 1) for g, v in a.items()} for a in (group_w(k["power"]) for k in kernels)]
-    avg = {g: mean([n[g] for n in norm]) for g in GROUPS}
+    avg = mean_shares(kernels)
     for g, s in KERNEL_BREAKDOWN:
         rows.append({"name": f"kernels' mean breakdown: {g}", "kind": "share", "a": avg, "group": g, "share": s})
     # The level: the kernels' mean power at the middle of the thesis's 120-190 W.
@@ -126,6 +125,37 @@ def trace_plot(out):
     return os.path.basename(png)
 
 
+def mean_shares(runs):
+    norm = [{g: v / (sum(a.values()) or 1) for g, v in a.items()} for a in (group_w(r["power"]) for r in runs)]
+    return {g: mean([n[g] for n in norm]) for g in GROUPS}
+
+
+def energy_section(kernels, fitted):
+    """The same workloads with relgpu's energies fitted to GPUWattch
+    (regress/power_energy.json, from docs/results/power_correlation.md)."""
+    if not fitted:
+        return []
+    base = {k["workload"]: k for k in kernels}
+    lo, hi = THESIS["kernel_range_w"]
+    rows = []
+    for r in fitted:
+        b = base.get(r["workload"])
+        rows.append([r["workload"], f"{b['power']['total_w']:.1f}" if b else "n/a", f"{r['power']['total_w']:.1f}",
+                     f"{b['power']['dynamic_w']:.1f}" if b else "n/a", f"{r['power']['dynamic_w']:.1f}"])
+    kp = [r["power"]["total_w"] for r in fitted]
+    ms, mb = mean_shares(fitted), mean_shares(kernels)
+    srows = [[g, pct(s), pct(mb[g]), pct(ms[g])] for g, s in KERNEL_BREAKDOWN]
+    return ["## With relgpu's energies fitted to GPUWattch (`regress/power_energy.json`)", "",
+            "The same workloads with the per-event energies that [power_correlation.md](power_correlation.md) fits "
+            "to GPUWattch's power on the validation microbenchmarks (that page says how close they come to "
+            "GPUWattch on the held-out workload launches). The RF, L1D and L2 energies, leakage and constant power "
+            "are unchanged.", "",
+            f"Real kernels' power: {min(kp):.0f}-{max(kp):.0f} W, {sum(lo <= p <= hi for p in kp)} of {len(kp)} "
+            f"inside the thesis's {lo:.0f}-{hi:.0f} W (as built: see the first table).", "",
+            table(["kernels' mean breakdown", "thesis", "as built", "fitted to GPUWattch"], srows), "",
+            table(["workload", "total W as built", "fitted", "dynamic W as built", "fitted"], rows), ""]
+
+
 def write(runs, out, missing=()):
     kernels = sorted([r for r in runs if r["_name"].startswith("kernels") and ok(r)], key=lambda r: r["workload"])
     clock = [r for r in runs if r["_name"].startswith("clock") and ok(r)]
@@ -142,7 +172,7 @@ def write(runs, out, missing=()):
         "keys and the source of each constant: `systemc/power/chip_power.h`, `systemc/power/chip_keys.h`.",
         "",
         f"Runs read: {len(runs)}. Runs with no stats: {len(missing)}.", ""]
-    md += campaign_time(runs, "power") + [""] + missing_text(missing) + ([""] if missing else [])
+    md += campaign_time(runs, "power", ["power", "power_energy"]) + [""] + missing_text(missing) + ([""] if missing else [])
     bad = [r for r in runs if not ok(r)]
     if bad:
         md += ["**Output check failures:** " + ", ".join(f"`{r['_name']}`" for r in bad), ""]
@@ -217,6 +247,8 @@ def write(runs, out, missing=()):
            table(["workload", "total W", "dynamic W", "leakage W", "cycles", "EU", "pipe", "idle SM", "RF", "OC", "L1D",
                   "smem+const",
                   "L2", "NoC", "MC", "DRAM"], krows), ""]
+    md += energy_section(kernels, sorted([r for r in runs if r["_name"].startswith("gwenergy/") and ok(r)],
+                                         key=lambda r: r["workload"]))
     if fits:
         png = lines(os.path.join(out, "power_clock.png"), "Total power vs SM clock (Eq. 3.7)", "SM clock (MHz)", "W",
                     {w: v[2] for w, v in fits.items()})
