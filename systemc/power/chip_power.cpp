@@ -25,6 +25,8 @@ ChipPower::ChipPower(const config::Config& cfg, std::vector<SmSide> sides, unsig
   constant_w_ = cfg.get(kConstantW);
   flit_nj_ = cfg.get(kFlit) * v2_;
   mc_nj_ = cfg.get(kMc) * v2_;
+  l2_access_nj_ = cfg.get(kL2Access) * v2_;
+  mc_w_ = cfg.get(kMcW) * v2_;
   act_nj_ = cfg.get(kAct) * v2_;
   pre_nj_ = cfg.get(kPre) * v2_;
   rd_nj_ = cfg.get(kRd) * v2_;
@@ -214,12 +216,13 @@ json ChipPower::launch_stats(const json& d, uint64_t start_ps, uint64_t end_ps) 
     if (d.contains("energy") && d["energy"].contains(k))
       comp[k] = {{"dynamic_nj", num(d, {"energy", k, "dynamic_nj"})},
                  {"leakage_nj", num(d, {"energy", k, "leakage_nj"})}};
-  comp["l2"] = {{"dynamic_nj", num(d, {"l2_energy", "dynamic_nj"})},
+  comp["l2"] = {{"dynamic_nj", num(d, {"l2_energy", "dynamic_nj"}) + num(d, {"l2", "sectors"}) * l2_access_nj_},
                 {"leakage_nj", num(d, {"l2_energy", "leakage_nj"})}};
   const double flits = num(d, {"icnt", "request", "flits"}) + num(d, {"icnt", "response", "flits"});
   comp["icnt"] = {{"dynamic_nj", flits * flit_nj_}, {"leakage_nj", leak_icnt_w_ * secs * 1e9}};
   const double reqs = num(d, {"dram", "reads"}) + num(d, {"dram", "writes"});
-  comp["mc"] = {{"dynamic_nj", reqs * mc_nj_}, {"leakage_nj", leak_mc_w_ * channels_ * secs * 1e9}};
+  comp["mc"] = {{"dynamic_nj", reqs * mc_nj_ + mc_w_ * channels_ * secs * 1e9},
+                {"leakage_nj", leak_mc_w_ * channels_ * secs * 1e9}};
   const double acts = num(d, {"dram", "activates"}), pres = num(d, {"dram", "precharges"});
   const double rd = num(d, {"dram", "bytes_read"}) / 32, wr = num(d, {"dram", "bytes_written"}) / 32;
   const double refs = double(channels_) * secs / trefi_s_;

@@ -88,7 +88,7 @@ class ChipPower final : public sm::ActivityObserver {
   unsigned channels_;
   uint64_t interval_;
   double v2_, leak_scale_;
-  double constant_w_, flit_nj_, mc_nj_, act_nj_, pre_nj_, rd_nj_, wr_nj_, ref_nj_, trefi_s_;
+  double constant_w_, flit_nj_, mc_nj_, l2_access_nj_, mc_w_, act_nj_, pre_nj_, rd_nj_, wr_nj_, ref_nj_, trefi_s_;
   double leak_icnt_w_, leak_mc_w_, leak_sm_w_;
   std::unique_ptr<std::ofstream> trace_;
 };

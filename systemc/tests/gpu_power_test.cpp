@@ -122,6 +122,26 @@ TEST(TimingPower, GrGuardAndLoscacheAccountsArePartsOfTheTotal) {
   }
 }
 
+// power.l2_access_nj and power.mc_w (0 by default) add to the L2 and
+// memory-controller components what GPUWattch charges there beyond relgpu's
+// accounts: per L2 sector access, and per channel whatever the traffic.
+TEST(TimingPower, MemorySideKeysAddToTheL2AndMemoryController) {
+  TimingDevice t(make_config("gtx480", {"power.enable=true", "power.l2_access_nj=2", "power.mc_w=0.5"}));
+  WorkloadRun r = run_workload(t.dev, "vecops", 1);
+  ASSERT_TRUE(r.result.pass) << r.result.message;
+  for (auto& l : t.dev.launches()) {
+    const json& d = l.detail;
+    const json& c = d["power"]["components"];
+    const double sectors = d["l2"]["sectors"].get<double>();
+    const double reqs = d["dram"]["reads"].get<double>() + d["dram"]["writes"].get<double>();
+    const double secs = d["power"]["time_ps"].get<double>() * 1e-12;
+    ASSERT_GT(sectors, 0) << l.kernel;
+    EXPECT_NEAR(c["l2"]["dynamic_nj"].get<double>(), d["l2_energy"]["dynamic_nj"].get<double>() + 2 * sectors,
+                1e-9 * sectors);
+    EXPECT_NEAR(c["mc"]["dynamic_nj"].get<double>(), 1.28 * reqs + 0.5 * 6 * secs * 1e9, 1e-6);
+  }
+}
+
 std::vector<std::map<std::string, double>> read_csv(const std::string& path) {
   std::ifstream f(path);
   std::string line;
