@@ -194,7 +194,7 @@ def write(runs, out, missing=()):
         rows.append([f"P_const from P = k f + P_const, {w} over the SM clock (Eq. 3.7)", "59 W (INT and FP workloads)",
                      f"{b:.1f} W (k = {k * 1000:.1f} mW/MHz)", "measured"])
     for w, (k, b, _) in clock_fit(clock, refresh_w).items():
-        rows.append([f"the same without DRAM refresh power (ablation)", "", f"{b:.1f} W", f"{w}, measured"])
+        rows.append(["the same without DRAM refresh power (ablation)", "", f"{b:.1f} W", f"{w}, measured"])
     if kp:
         inside = sum(lo <= p <= hi for p in kp)
         rows.append(["real kernels' power", "120-190 W", f"{min(kp):.0f}-{max(kp):.0f} W ({inside} of {len(kp)} inside)",
