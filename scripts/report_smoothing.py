@@ -38,7 +38,7 @@ def write(runs, out, missing=()):
           "the chip's, % of Vnom, IR drop included; emergencies: PDN steps with some SM's droop above "
           "`pdn.emergency_pct` (8%).", ""]
     md += campaign_time(runs, "smoothing", ["smoothing", "smoothing_regime", "smoothing_guardband",
-                                            "smoothing_issue"]) + [""]
+                                            "smoothing_issue", "smoothing_energy"]) + [""]
     md += run_checks(runs, missing)
     rows = []
     summary = summary_rows(by, wls, GROUPS, "plain")
@@ -59,7 +59,7 @@ def write(runs, out, missing=()):
     md += ["## Per workload", "", "Cells: worst droop % / emergency steps / cycles against plain.", "",
            table(["workload", "plain cycles", "plain worst %", "plain emergency steps", "local", "global", "both",
                   "local, issue to 0 and RF off", "global triggers"], rows), ""]
-    md += regime_section(by, wls) + guardband_section(by, wls) + issue_section(by, wls)
+    md += regime_section(by, wls) + guardband_section(by, wls) + issue_section(by, wls) + energy_section(by, wls)
     return save_page(out, "smoothing", md)
 
 
@@ -143,6 +143,24 @@ def issue_section(by, wls):
             "issue-to-writeback pipeline (`sm.op_latency=gpgpusim`, `sm.result_delay=4`), the timing with which "
             "relgpu's validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu ablation\"); "
             "each against `plain_gsissue`.", "",
+            table(SUMMARY_HEAD, rows), ""]
+
+
+ENERGY = "_gwenergy"  # regress/smoothing_energy.json's run names: group + this
+
+
+def energy_section(by, wls):
+    """regress/smoothing_energy.json: plain and smoothing with the energies fitted to GPUWattch."""
+    rows = summary_rows(by, wls, GROUPS[:3], "plain", ENERGY)
+    if not rows:
+        return []
+    worst = [by[("plain" + ENERGY, w)]["pdn"]["max_droop_pct"] for w in wls if ("plain" + ENERGY, w) in by]
+    return ["## Smoothing with energies fitted to GPUWattch (`regress/smoothing_energy.json`)", "",
+            "Plain and the three smoothing configurations with relgpu's per-event energies fitted to GPUWattch "
+            "([power_correlation.md](power_correlation.md)) and the local predictor's thresholds retrained for them "
+            "(`docs/results/droop_training_gwenergy.json`; its weights are the power model's energies); each against "
+            f"`plain{ENERGY}`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
+            f"(geomean {geo(worst):.2f}%).", "",
             table(SUMMARY_HEAD, rows), ""]
 
 
