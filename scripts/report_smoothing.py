@@ -133,17 +133,24 @@ def summary_rows(by, wls, groups, plain, suffix=""):
 ISSUE = "_gsissue"  # regress/smoothing_issue.json's run names: group + this
 
 
-def issue_section(by, wls):
-    """regress/smoothing_issue.json: plain and smoothing with GPGPU-Sim's ALU issue timing."""
-    rows = summary_rows(by, wls, GROUPS[:3], "plain", ISSUE)
+def variant_section(by, wls, suffix, title, text):
+    """Plain and the three smoothing configurations of a spec whose run names are group + suffix, each
+    against its own plain run; text(worst droops of those plain runs) says what the spec changes."""
+    rows = summary_rows(by, wls, GROUPS[:3], "plain", suffix)
     if not rows:
         return []
-    return ["## Smoothing with GPGPU-Sim's ALU issue timing (`regress/smoothing_issue.json`)", "",
-            "Plain and the three smoothing configurations with GPGPU-Sim's per-opcode latencies and its latency + 6 "
-            "issue-to-writeback pipeline (`sm.op_latency=gpgpusim`, `sm.result_delay=4`), the timing with which "
-            "relgpu's validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu ablation\"); "
-            "each against `plain_gsissue`.", "",
-            table(SUMMARY_HEAD, rows), ""]
+    worst = [by[("plain" + suffix, w)]["pdn"]["max_droop_pct"] for w in wls if ("plain" + suffix, w) in by]
+    return [title, "", text(worst), "", table(SUMMARY_HEAD, rows), ""]
+
+
+def issue_section(by, wls):
+    """regress/smoothing_issue.json: plain and smoothing with GPGPU-Sim's ALU issue timing."""
+    return variant_section(
+        by, wls, ISSUE, "## Smoothing with GPGPU-Sim's ALU issue timing (`regress/smoothing_issue.json`)",
+        lambda worst: "Plain and the three smoothing configurations with GPGPU-Sim's per-opcode latencies and its "
+        "latency + 6 issue-to-writeback pipeline (`sm.op_latency=gpgpusim`, `sm.result_delay=4`), the timing with "
+        "which relgpu's validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu "
+        "ablation\"); each against `plain_gsissue`.")
 
 
 ENERGY = "_gwenergy"  # regress/smoothing_energy.json's run names: group + this
@@ -151,17 +158,13 @@ ENERGY = "_gwenergy"  # regress/smoothing_energy.json's run names: group + this
 
 def energy_section(by, wls):
     """regress/smoothing_energy.json: plain and smoothing with the energies fitted to GPUWattch."""
-    rows = summary_rows(by, wls, GROUPS[:3], "plain", ENERGY)
-    if not rows:
-        return []
-    worst = [by[("plain" + ENERGY, w)]["pdn"]["max_droop_pct"] for w in wls if ("plain" + ENERGY, w) in by]
-    return ["## Smoothing with energies fitted to GPUWattch (`regress/smoothing_energy.json`)", "",
-            "Plain and the three smoothing configurations with relgpu's per-event energies fitted to GPUWattch "
-            "([power_correlation.md](power_correlation.md)) and the local predictor's thresholds retrained for them "
-            "(`docs/results/droop_training_gwenergy.json`; its weights are the power model's energies); each against "
-            f"`plain{ENERGY}`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
-            f"(geomean {geo(worst):.2f}%).", "",
-            table(SUMMARY_HEAD, rows), ""]
+    return variant_section(
+        by, wls, ENERGY, "## Smoothing with energies fitted to GPUWattch (`regress/smoothing_energy.json`)",
+        lambda worst: "Plain and the three smoothing configurations with relgpu's per-event energies fitted to "
+        "GPUWattch ([power_correlation.md](power_correlation.md)) and the local predictor's thresholds retrained "
+        "for them (`docs/results/droop_training_gwenergy.json`; its weights are the power model's energies); each "
+        f"against `plain{ENERGY}`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
+        f"(geomean {geo(worst):.2f}%).")
 
 
 REGIME = "_small_droop"  # regress/smoothing_regime.json's run names: group + this
