@@ -5,7 +5,8 @@
                          [--label-pct 8] [--small-pct 2] [--window 10] [--json OUT.json] [--plot OUT.png]
   scripts/train_droop.py --from DIR ...     train again from the traces a previous run left in DIR
   --set KEY=VALUE (repeatable) runs relgpu with that key changed too (e.g. other power-model energies,
-  which are the block's weights: docs/results/power_correlation.md); the keys are kept in the JSON
+  which are the block's weights: docs/results/power_correlation.md); the keys are kept in the JSON and
+  in DIR/sets.txt, which --from reads
   --markdown FILE writes a results page (docs/results/droop_training.md is made this way)
 
 Each workload runs once on configs/gtx480.json with the PDN (--pdn, a voltage row every step) and the
@@ -210,10 +211,15 @@ def main():
         fail("need 0 < --small-pct < --label-pct and --window >= 0")
     out = a.src or a.out or os.path.join("/tmp", f"train_droop.{os.getpid()}")
     os.makedirs(out, exist_ok=True)
+    sets_file = os.path.join(out, "sets.txt")  # the --set keys the traces were made with
     if a.src:
         names = sorted({os.path.basename(p)[:-5] for p in glob.glob(os.path.join(out, "*.json"))})
         if not names:
             fail(f"{out}: no traces (*.json, *.v.csv, *.p.smN.csv)")
+        made = open(sets_file).read().split() if os.path.exists(sets_file) else []
+        if a.sets and a.sets != made:
+            fail(f"--set: the traces in {out} were made with {made or 'no --set'} ({sets_file})")
+        a.sets = made
     else:
         if not os.access(a.bin, os.X_OK):
             fail(f"{a.bin}: no relgpu binary (build it, or pass --bin)")
@@ -223,6 +229,8 @@ def main():
         for n in names:
             if n not in known:
                 fail(f"--workloads: unknown workload '{n}' (relgpu list)")
+        with open(sets_file, "w") as f:
+            f.write("".join(kv + "\n" for kv in a.sets))
         t0 = time.time()
         for i, w in enumerate(names):
             print(f"[{i + 1}/{len(names)}] {w} ({time.time() - t0:.0f} s)", file=sys.stderr)
