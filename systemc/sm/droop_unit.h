@@ -58,14 +58,14 @@ inline const config::Key<std::string> kLocalWeights{
 // of the Pareto front nearest the thesis's FN 7% / FP 9% is FN 6.6%, FP 3.8%.
 // Retrain when the weights, the power model or the PDN change.
 inline const config::Key<int64_t> kLocalThr2{
-    "smoothing.local.thr2", 103, "power LSB",
+    "smoothing.local.thr2", 117, "power LSB",
     "T2: predict a droop when the candidate power exceeds last cycle's by more than this (trained: "
     "scripts/train_droop.py, docs/results/droop_training.md)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr3{
-    "smoothing.local.thr3", 166, "power LSB",
+    "smoothing.local.thr3", 117, "power LSB",
     "T3: the same against 2 cycles back (trained with T2)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr4{
-    "smoothing.local.thr4", 169, "power LSB",
+    "smoothing.local.thr4", 4095, "power LSB",
     "T4: the same against 3 cycles back (trained with T2)", 0, 4095};
 // Actuator defaults (the thesis gives no throttle amount): issue one warp
 // instruction instead of none, RF reads untouched. Measured in
