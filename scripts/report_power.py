@@ -57,8 +57,8 @@ def share(a, g):
 def load_micro():
     if not os.path.exists(MICRO):
         return []
-    with lzma.open(MICRO, "rt") as f:
-        return json.load(f)["launches"]
+    with lzma.open(MICRO, "rt") as f:  # the suite's workload launches are power_correlation.md's
+        return [m for m in json.load(f)["launches"] if m.get("category") == "microbenchmark"]
 
 
 def build_problem(kernels, micro):
@@ -130,30 +130,31 @@ def mean_shares(runs):
     return {g: mean([n[g] for n in norm]) for g in GROUPS}
 
 
-def energy_section(kernels, fitted):
-    """The same workloads with relgpu's energies fitted to GPUWattch
-    (regress/power_energy.json, from docs/results/power_correlation.md)."""
-    if not fitted:
+def shares_section(kernels, prefit):
+    """The same workloads with relgpu's energies before their fit to GPUWattch
+    (regress/power_shares.json: fitted to the thesis's shares)."""
+    if not prefit:
         return []
     base = {k["workload"]: k for k in kernels}
     lo, hi = THESIS["kernel_range_w"]
     rows = []
-    for r in fitted:
+    for r in prefit:
         b = base.get(r["workload"])
-        rows.append([r["workload"], f"{b['power']['total_w']:.1f}" if b else "n/a", f"{r['power']['total_w']:.1f}",
-                     f"{b['power']['dynamic_w']:.1f}" if b else "n/a", f"{r['power']['dynamic_w']:.1f}"])
-    kp = [r["power"]["total_w"] for r in fitted]
-    ms, mb = mean_shares(fitted), mean_shares(kernels)
-    srows = [[g, pct(s), pct(mb[g]), pct(ms[g])] for g, s in KERNEL_BREAKDOWN]
-    return ["## With relgpu's energies fitted to GPUWattch (`regress/power_energy.json`)", "",
-            "The same workloads with the per-event energies that [power_correlation.md](power_correlation.md) fits "
-            "to GPUWattch's power on the validation microbenchmarks (that page says how close they come to "
-            "GPUWattch on the held-out workload launches). The RF, L1D and L2 energies, leakage and constant power "
-            "are unchanged.", "",
+        rows.append([r["workload"], f"{r['power']['total_w']:.1f}", f"{b['power']['total_w']:.1f}" if b else "n/a",
+                     f"{r['power']['dynamic_w']:.1f}", f"{b['power']['dynamic_w']:.1f}" if b else "n/a"])
+    kp = [r["power"]["total_w"] for r in prefit]
+    ms, mb = mean_shares(prefit), mean_shares(kernels)
+    srows = [[g, pct(s), pct(ms[g]), pct(mb[g])] for g, s in KERNEL_BREAKDOWN]
+    return ["## Ablation: the energies fitted to the thesis's shares (`regress/power_shares.json`)", "",
+            "The same workloads with the per-event energies before their fit to GPUWattch's power on the validation "
+            "microbenchmarks ([power_correlation.md](power_correlation.md)): our first estimates times the factors "
+            "of the fit to the thesis's published shares, the defaults until 2026-11-29. The RF, L1D and L2 "
+            "energies, leakage and constant power are the same.", "",
             f"Real kernels' power: {min(kp):.0f}-{max(kp):.0f} W, {sum(lo <= p <= hi for p in kp)} of {len(kp)} "
-            f"inside the thesis's {lo:.0f}-{hi:.0f} W (as built: see the first table).", "",
-            table(["kernels' mean breakdown", "thesis", "as built", "fitted to GPUWattch"], srows), "",
-            table(["workload", "total W as built", "fitted", "dynamic W as built", "fitted"], rows), ""]
+            f"inside the thesis's {lo:.0f}-{hi:.0f} W (the defaults: see the first table).", "",
+            table(["kernels' mean breakdown", "thesis", "fitted to the shares", "defaults (fitted to GPUWattch)"],
+                  srows), "",
+            table(["workload", "total W, shares", "defaults", "dynamic W, shares", "defaults"], rows), ""]
 
 
 def write(runs, out, missing=()):
@@ -172,7 +173,7 @@ def write(runs, out, missing=()):
         "keys and the source of each constant: `systemc/power/chip_power.h`, `systemc/power/chip_keys.h`.",
         "",
         f"Runs read: {len(runs)}. Runs with no stats: {len(missing)}.", ""]
-    md += campaign_time(runs, "power", ["power", "power_energy"]) + [""] + missing_text(missing) + ([""] if missing else [])
+    md += campaign_time(runs, "power", ["power", "power_shares"]) + [""] + missing_text(missing) + ([""] if missing else [])
     bad = [r for r in runs if not ok(r)]
     if bad:
         md += ["**Output check failures:** " + ", ".join(f"`{r['_name']}`" for r in bad), ""]
@@ -210,8 +211,9 @@ def write(runs, out, missing=()):
     md += ["## Shares of dynamic power and the least-squares fit", "",
            "Each row is one equation of `scripts/power_fit.py` (the thesis's Eq. 3.5, A x = P, with the thesis's "
            "published shares as the targets: it prints no per-benchmark power). 'now' is the model with the "
-           "energies in `chip_keys.h` (our first estimates times one round of this fit); 'after fit' is what a "
-           "second round's factors, below, would give (see the notes for why we stop after one).", ""]
+           "energies in `chip_keys.h` (our first estimates times one round of this fit, times the factors of the "
+           "fit to GPUWattch's per-launch power: [power_correlation.md](power_correlation.md)); 'after fit' is "
+           "what this fit's factors, below, would give on top (see the notes for why they are not applied).", ""]
     rrows = []
     for r in res["rows"]:
         f = (lambda v: f"{v:.1f} W") if r["kind"] == "power" else (lambda v: pct(v))
@@ -247,7 +249,7 @@ def write(runs, out, missing=()):
            table(["workload", "total W", "dynamic W", "leakage W", "cycles", "EU", "pipe", "idle SM", "RF", "OC", "L1D",
                   "smem+const",
                   "L2", "NoC", "MC", "DRAM"], krows), ""]
-    md += energy_section(kernels, sorted([r for r in runs if r["_name"].startswith("gwenergy/") and ok(r)],
+    md += shares_section(kernels, sorted([r for r in runs if r["_name"].startswith("shares/") and ok(r)],
                                          key=lambda r: r["workload"]))
     if fits:
         png = lines(os.path.join(out, "power_clock.png"), "Total power vs SM clock (Eq. 3.7)", "SM clock (MHz)", "W",

@@ -38,7 +38,7 @@ def write(runs, out, missing=()):
           "the chip's, % of Vnom, IR drop included; emergencies: PDN steps with some SM's droop above "
           "`pdn.emergency_pct` (8%).", ""]
     md += campaign_time(runs, "smoothing", ["smoothing", "smoothing_regime", "smoothing_guardband",
-                                            "smoothing_issue", "smoothing_energy"]) + [""]
+                                            "smoothing_issue", "smoothing_shares"]) + [""]
     md += run_checks(runs, missing)
     rows = []
     summary = summary_rows(by, wls, GROUPS, "plain")
@@ -153,16 +153,17 @@ def issue_section(by, wls):
         "ablation\"); each against `plain_gsissue`.")
 
 
-ENERGY = "_gwenergy"  # regress/smoothing_energy.json's run names: group + this
+ENERGY = "_shares"  # regress/smoothing_shares.json's run names: group + this
 
 
 def energy_section(by, wls):
-    """regress/smoothing_energy.json: plain and smoothing with the energies fitted to GPUWattch."""
+    """regress/smoothing_shares.json: plain and smoothing with the energies before the fit to GPUWattch."""
     return variant_section(
-        by, wls, ENERGY, "## Smoothing with energies fitted to GPUWattch (`regress/smoothing_energy.json`)",
-        lambda worst: "Plain and the three smoothing configurations with relgpu's per-event energies fitted to "
-        "GPUWattch ([power_correlation.md](power_correlation.md)) and the local predictor's thresholds retrained "
-        "for them (`docs/results/droop_training_gwenergy.json`; its weights are the power model's energies); each "
+        by, wls, ENERGY, "## Smoothing with the energies fitted to the thesis's shares (`regress/smoothing_shares.json`)",
+        lambda worst: "Plain and the three smoothing configurations with relgpu's per-event energies before their "
+        "fit to GPUWattch (fitted to the thesis's published shares, the defaults until 2026-11-29: "
+        "[power_correlation.md](power_correlation.md)) and the local predictor's thresholds trained for them "
+        "(`docs/results/droop_training_shares.json`; its weights are the power model's energies); each "
         f"against `plain{ENERGY}`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
         f"(geomean {geo(worst):.2f}%).")
 
@@ -210,7 +211,7 @@ def regime_section(by, wls):
     return md
 
 
-REGIME_GROUPS = GROUPS[:3] + [("both_thr_half", "local + global, the local thresholds halved (52 / 83 / 85)"),
+REGIME_GROUPS = GROUPS[:3] + [("both_thr_half", "local + global, the local thresholds halved (59 / 59 / 2048)"),
                               ("global_thr4", "global, triggered by more than 4 rising SMs instead of 9"),
                               ("global_d350", "global, each later riser held 350 cycles instead of 50")]
 

@@ -59,7 +59,9 @@ TEST(TimingPower, ComputeKernelSpendsOnFpMemoryKernelOnDram) {
 }
 
 TEST(TimingPower, EventsCyclesAndAccountsMatchTheStats) {
-  TimingDevice t(make_config("gtx480", {"power.enable=true"}));
+  // power.l2_access_nj at 0: the L2 component is LoSCache's account alone
+  // (MemorySideKeysAddToTheL2AndMemoryController checks what the key adds).
+  TimingDevice t(make_config("gtx480", {"power.enable=true", "power.l2_access_nj=0"}));
   WorkloadRun r = run_workload(t.dev, "histogram", 1);
   ASSERT_TRUE(r.result.pass) << r.result.message;
   uint64_t issued = 0, run_cycles = 0, kernel_cycles = 0;
@@ -122,11 +124,13 @@ TEST(TimingPower, GrGuardAndLoscacheAccountsArePartsOfTheTotal) {
   }
 }
 
-// power.l2_access_nj and power.mc_w (0 by default) add to the L2 and
-// memory-controller components what GPUWattch charges there beyond relgpu's
-// accounts: per L2 sector access, and per channel whatever the traffic.
+// power.l2_access_nj and power.mc_w (fitted to GPUWattch by default) add to
+// the L2 and memory-controller components what GPUWattch charges there beyond
+// relgpu's accounts: per L2 sector access, and per channel whatever the
+// traffic. The test sets every energy it checks.
 TEST(TimingPower, MemorySideKeysAddToTheL2AndMemoryController) {
-  TimingDevice t(make_config("gtx480", {"power.enable=true", "power.l2_access_nj=2", "power.mc_w=0.5"}));
+  TimingDevice t(make_config("gtx480", {"power.enable=true", "power.l2_access_nj=2", "power.mc_w=0.5",
+                                             "power.mc_nj=1.28"}));
   WorkloadRun r = run_workload(t.dev, "vecops", 1);
   ASSERT_TRUE(r.result.pass) << r.result.message;
   for (auto& l : t.dev.launches()) {
