@@ -38,7 +38,8 @@ def write(runs, out, missing=()):
           "the chip's, % of Vnom, IR drop included; emergencies: PDN steps with some SM's droop above "
           "`pdn.emergency_pct` (8%).", ""]
     md += campaign_time(runs, "smoothing", ["smoothing", "smoothing_regime", "smoothing_guardband",
-                                            "smoothing_issue", "smoothing_shares"]) + [""]
+                                            "smoothing_issue", "smoothing_shares",
+                                            "smoothing_trained_default"]) + [""]
     md += run_checks(runs, missing)
     rows = []
     summary = summary_rows(by, wls, GROUPS, "plain")
@@ -60,6 +61,7 @@ def write(runs, out, missing=()):
            table(["workload", "plain cycles", "plain worst %", "plain emergency steps", "local", "global", "both",
                   "local, issue to 0 and RF off", "global triggers"], rows), ""]
     md += regime_section(by, wls) + guardband_section(by, wls) + issue_section(by, wls) + energy_section(by, wls)
+    md += trained_default_section(by, wls)
     return save_page(out, "smoothing", md)
 
 
@@ -166,6 +168,21 @@ def energy_section(by, wls):
         "(`docs/results/droop_training_shares.json`; its weights are the power model's energies); each "
         f"against `plain{ENERGY}`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
         f"(geomean {geo(worst):.2f}%).")
+
+
+TRAINED_DEFAULT = "_trained_default"  # regress/smoothing_trained_default.json's run names: group + this
+
+
+def trained_default_section(by, wls):
+    """regress/smoothing_trained_default.json: the local predictor trained at default size."""
+    return variant_section(
+        by, wls, TRAINED_DEFAULT,
+        "## Smoothing with the predictor trained at default size (`regress/smoothing_trained_default.json`)",
+        lambda worst: "Plain, local and both with the local predictor's thresholds trained on the workloads' "
+        "default-size droops instead of the small-size ones (`docs/results/droop_training_default_size.json`: "
+        "T2/T3/T4 82/82/82, FN 14.5% / FP 28.1%, the front's point nearest the thesis's); the default energies; "
+        f"each against `plain{TRAINED_DEFAULT}` (the defaults' plain run again: worst droop "
+        f"{min(worst):.1f}-{max(worst):.1f}%).")
 
 
 REGIME = "_small_droop"  # regress/smoothing_regime.json's run names: group + this
