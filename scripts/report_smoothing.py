@@ -4,9 +4,11 @@ Reads the runs of regress/smoothing.json: every workload (default size) plain, w
 (trained thresholds), the global smoother, both, and ablations of the local actuator. Per group: worst droop,
 emergency steps (above pdn.emergency_pct) and cycles against the plain run of the same workload.
 """
+import json
 import math
+import os
 
-from report_lib import campaign_time, run_checks, save_page, table
+from report_lib import ROOT, campaign_time, cfg, run_checks, save_page, table
 
 GROUPS = [
     ("local", "local (defaults: issue width 1 while throttled, RF reads untouched)"),
@@ -60,8 +62,9 @@ def write(runs, out, missing=()):
     md += ["## Per workload", "", "Cells: worst droop % / emergency steps / cycles against plain.", "",
            table(["workload", "plain cycles", "plain worst %", "plain emergency steps", "local", "global", "both",
                   "local, issue to 0 and RF off", "global triggers"], rows), ""]
-    md += regime_section(by, wls) + guardband_section(by, wls) + issue_section(by, wls) + energy_section(by, wls)
-    md += trained_default_section(by, wls)
+    md += regime_section(by, wls) + guardband_section(by, wls)
+    for suffix, title, text in VARIANTS:
+        md += variant_section(by, wls, suffix, title, text)
     return save_page(out, "smoothing", md)
 
 
@@ -132,9 +135,6 @@ def summary_rows(by, wls, groups, plain, suffix=""):
     return summary
 
 
-ISSUE = "_gsissue"  # regress/smoothing_issue.json's run names: group + this
-
-
 def variant_section(by, wls, suffix, title, text):
     """Plain and the three smoothing configurations of a spec whose run names are group + suffix, each
     against its own plain run; text(worst droops of those plain runs) says what the spec changes."""
@@ -145,44 +145,35 @@ def variant_section(by, wls, suffix, title, text):
     return [title, "", text(worst), "", table(SUMMARY_HEAD, rows), ""]
 
 
-def issue_section(by, wls):
-    """regress/smoothing_issue.json: plain and smoothing with GPGPU-Sim's ALU issue timing."""
-    return variant_section(
-        by, wls, ISSUE, "## Smoothing with GPGPU-Sim's ALU issue timing (`regress/smoothing_issue.json`)",
-        lambda worst: "Plain and the three smoothing configurations with GPGPU-Sim's per-opcode latencies and its "
-        "latency + 6 issue-to-writeback pipeline (`sm.op_latency=gpgpusim`, `sm.result_delay=4`), the timing with "
-        "which relgpu's validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu "
-        "ablation\"); each against `plain_gsissue`.")
+def training(name):
+    """'T2/T3/T4 a/b/c, FN x% / FP y%' of a docs/results training (scripts/train_droop.py --json)."""
+    with open(os.path.join(ROOT, "docs/results", name)) as f:
+        t = json.load(f)
+    return f"T2/T3/T4 {t['thr2']}/{t['thr3']}/{t['thr4']}, FN {t['fn'] * 100:.1f}% / FP {t['fp'] * 100:.1f}%"
 
 
-ENERGY = "_shares"  # regress/smoothing_shares.json's run names: group + this
-
-
-def energy_section(by, wls):
-    """regress/smoothing_shares.json: plain and smoothing with the energies before the fit to GPUWattch."""
-    return variant_section(
-        by, wls, ENERGY, "## Smoothing with the energies fitted to the thesis's shares (`regress/smoothing_shares.json`)",
-        lambda worst: "Plain and the three smoothing configurations with relgpu's per-event energies before their "
-        "fit to GPUWattch (fitted to the thesis's published shares, the defaults until 2026-11-29: "
-        "[power_correlation.md](power_correlation.md)) and the local predictor's thresholds trained for them "
-        "(`docs/results/droop_training_shares.json`; its weights are the power model's energies); each "
-        f"against `plain{ENERGY}`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
-        f"(geomean {geo(worst):.2f}%).")
-
-
-TRAINED_DEFAULT = "_trained_default"  # regress/smoothing_trained_default.json's run names: group + this
-
-
-def trained_default_section(by, wls):
-    """regress/smoothing_trained_default.json: the local predictor trained at default size."""
-    return variant_section(
-        by, wls, TRAINED_DEFAULT,
-        "## Smoothing with the predictor trained at default size (`regress/smoothing_trained_default.json`)",
-        lambda worst: "Plain, local and both with the local predictor's thresholds trained on the workloads' "
-        "default-size droops instead of the small-size ones (`docs/results/droop_training_default_size.json`: "
-        "T2/T3/T4 82/82/82, FN 14.5% / FP 28.1%, the front's point nearest the thesis's); the default energies; "
-        f"each against `plain{TRAINED_DEFAULT}` (the defaults' plain run again: worst droop "
-        f"{min(worst):.1f}-{max(worst):.1f}%).")
+# Specs whose run names are group + suffix, each a section: (suffix, title, text(worst droops of its plain runs)).
+VARIANTS = [
+    ("_gsissue", "## Smoothing with GPGPU-Sim's ALU issue timing (`regress/smoothing_issue.json`)",
+     lambda worst: "Plain and the three smoothing configurations with GPGPU-Sim's per-opcode latencies and its "
+     "latency + 6 issue-to-writeback pipeline (`sm.op_latency=gpgpusim`, `sm.result_delay=4`), the timing with "
+     "which relgpu's validation suite is closest to GPGPU-Sim (docs/results/correlation.md, \"relgpu "
+     "ablation\"); each against `plain_gsissue`."),
+    ("_shares", "## Smoothing with the energies fitted to the thesis's shares (`regress/smoothing_shares.json`)",
+     lambda worst: "Plain and the three smoothing configurations with relgpu's per-event energies before their "
+     "fit to GPUWattch (fitted to the thesis's published shares, the defaults until 2026-11-29: "
+     "[power_correlation.md](power_correlation.md)) and the local predictor's thresholds trained for them "
+     f"(`docs/results/droop_training_shares.json`: {training('droop_training_shares.json')}; its weights are the "
+     f"power model's energies); each against `plain_shares`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
+     f"(geomean {geo(worst):.2f}%)."),
+    ("_trained_default",
+     "## Smoothing with the predictor trained at default size (`regress/smoothing_trained_default.json`)",
+     lambda worst: "Plain, local and both with the local predictor's thresholds trained on the workloads' "
+     "default-size droops instead of the small-size ones (`docs/results/droop_training_default_size.json`: "
+     f"{training('droop_training_default_size.json')}, the front's point nearest the thesis's); the default "
+     "energies; each against `plain_trained_default` (the defaults' plain run again: worst droop "
+     f"{min(worst):.1f}-{max(worst):.1f}%)."),
+]
 
 
 REGIME = "_small_droop"  # regress/smoothing_regime.json's run names: group + this
@@ -224,11 +215,18 @@ def regime_section(by, wls):
                  "local predictor fires (of its clocked cycles) / global triggers"],
                 [row + [parts(by, keys, row[0].strip("`"), k) for k in ("max_first_order_pct", "max_second_order_pct")]
                  + [fires(by, keys, row[0].strip("`"))]
-                 for row in summary_rows(by, keys, REGIME_GROUPS, "plain", REGIME)]), ""]
+                 for row in summary_rows(by, keys, regime_groups(by, keys), "plain", REGIME)]), ""]
     return md
 
 
-REGIME_GROUPS = GROUPS[:3] + [("both_thr_half", "local + global, the local thresholds halved (59 / 59 / 2048)"),
+def regime_groups(by, wls):
+    """REGIME_GROUPS with the halved thresholds as the stored runs set them."""
+    run = next((by[("both_thr_half" + REGIME, w)] for w in wls if ("both_thr_half" + REGIME, w) in by), None)
+    thr = " / ".join(str(cfg(run, f"smoothing.local.thr{i}")) for i in (2, 3, 4)) if run else "-"
+    return [(g, what.format(thr=thr)) for g, what in REGIME_GROUPS]
+
+
+REGIME_GROUPS = GROUPS[:3] + [("both_thr_half", "local + global, the local thresholds halved ({thr})"),
                               ("global_thr4", "global, triggered by more than 4 rising SMs instead of 9"),
                               ("global_d350", "global, each later riser held 350 cycles instead of 50")]
 
