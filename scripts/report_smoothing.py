@@ -41,7 +41,7 @@ def write(runs, out, missing=()):
           "`pdn.emergency_pct` (8%).", ""]
     md += campaign_time(runs, "smoothing", ["smoothing", "smoothing_regime", "smoothing_guardband",
                                             "smoothing_issue", "smoothing_shares",
-                                            "smoothing_trained_default"]) + [""]
+                                            "smoothing_trained_small"]) + [""]
     md += run_checks(runs, missing)
     rows = []
     summary = summary_rows(by, wls, GROUPS, "plain")
@@ -166,13 +166,13 @@ VARIANTS = [
      f"(`docs/results/droop_training_shares.json`: {training('droop_training_shares.json')}; its weights are the "
      f"power model's energies); each against `plain_shares`, whose worst droop is {min(worst):.1f}-{max(worst):.1f}% "
      f"(geomean {geo(worst):.2f}%)."),
-    ("_trained_default",
-     "## Smoothing with the predictor trained at default size (`regress/smoothing_trained_default.json`)",
+    ("_trained_small",
+     "## Smoothing with the predictor trained at small size (`regress/smoothing_trained_small.json`)",
      lambda worst: "Plain, local and both with the local predictor's thresholds trained on the workloads' "
-     "default-size droops instead of the small-size ones (`docs/results/droop_training_default_size.json`: "
-     f"{training('droop_training_default_size.json')}, the front's point nearest the thesis's); the default "
-     "energies; each against `plain_trained_default` (the defaults' plain run again: worst droop "
-     f"{min(worst):.1f}-{max(worst):.1f}%)."),
+     "small-size droops instead of the default-size ones (`docs/results/droop_training_small_size.json`: "
+     f"{training('droop_training_small_size.json')}, the front's point nearest the thesis's, the defaults until "
+     "2026-11-29); the default energies; each against `plain_trained_small` (the defaults' plain run again: "
+     f"worst droop {min(worst):.1f}-{max(worst):.1f}%)."),
 ]
 
 

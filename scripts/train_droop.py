@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Train the local droop predictor's thresholds T2..T4 (Leng thesis §4.5.1; spec 004 §5.1).
 
-  scripts/train_droop.py [--bin RELGPU] [--size small|default] [--workloads a,b,...] [--out DIR]
+  scripts/train_droop.py [--bin RELGPU] [--size default|small] [--workloads a,b,...] [--out DIR]
                          [--label-pct 8] [--small-pct 2] [--window 10] [--json OUT.json] [--plot OUT.png]
   scripts/train_droop.py --from DIR ...     train again from the traces a previous run left in DIR
   --set KEY=VALUE (repeatable) runs relgpu with that key changed too (e.g. other power-model energies,
   which are the block's weights: docs/results/power_correlation.md); the keys are kept in the JSON and
   in DIR/sets.txt, which --from reads
   --markdown FILE writes a results page (docs/results/droop_training.md is made this way)
+  --size: default (the default) is the size every campaign runs, and the defaults' training; its traces
+  take about 1.6 GB in DIR and the search some minutes. At small size the 14 workloads meet about 60
+  large droops, almost all in bfs (docs/results/droop_training_small_size.json)
 
 Each workload runs once on configs/gtx480.json with the PDN (--pdn, a voltage row every step) and the
 droop_predictor block in every SM that never throttles (T2..T4 = 4095, above any power estimate), each
@@ -194,7 +197,7 @@ def plot(res, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "relgpu"))
-    ap.add_argument("--size", default="small", choices=["small", "default"])
+    ap.add_argument("--size", default="default", choices=["default", "small"])
     ap.add_argument("--workloads", default="")
     ap.add_argument("--out", default="")
     ap.add_argument("--from", dest="src", default="")

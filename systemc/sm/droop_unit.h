@@ -53,20 +53,22 @@ inline const config::Key<std::string> kLocalWeights{
     "the six CSR weights W_int,W_fp,W_sfu,W_ldst,W_rf_rd,W_rf_wr written at start-up: 'auto' = the power "
     "model's per-event energies in LSB = Pmax_SM/1024 (sm/droop_unit.h), or six integers"};
 // T2..T4: trained by scripts/train_droop.py (docs/results/droop_training.md):
-// every workload at small size on configs/gtx480.json with the PDN, 61
-// large (> 8%) and 33,943 small (2-8%) local first-order droops; the point
-// of the Pareto front nearest the thesis's FN 7% / FP 9% is FN 0.0%, FP 7.1%
-// (T4 at 4095: off). Retrain when the weights, the power model or the PDN
-// change (the ctest correlation_gpuwattch checks them against the training).
+// every workload at its default size, the size every campaign runs, on
+// configs/gtx480.json with the PDN: 18,163 large (> 8%) and 6.7 M small (2-8%)
+// local first-order droops; the point of the Pareto front nearest the thesis's
+// FN 7% / FP 9% is FN 14.5%, FP 28.1%. (At small size there are 61 large
+// droops, 56 of them in bfs: docs/results/droop_training_small_size.json.)
+// Retrain when the weights, the power model or the PDN change (the ctest
+// correlation_gpuwattch checks them against the training).
 inline const config::Key<int64_t> kLocalThr2{
-    "smoothing.local.thr2", 117, "power LSB",
+    "smoothing.local.thr2", 82, "power LSB",
     "T2: predict a droop when the candidate power exceeds last cycle's by more than this (trained: "
     "scripts/train_droop.py, docs/results/droop_training.md)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr3{
-    "smoothing.local.thr3", 117, "power LSB",
+    "smoothing.local.thr3", 82, "power LSB",
     "T3: the same against 2 cycles back (trained with T2)", 0, 4095};
 inline const config::Key<int64_t> kLocalThr4{
-    "smoothing.local.thr4", 4095, "power LSB",
+    "smoothing.local.thr4", 82, "power LSB",
     "T4: the same against 3 cycles back (trained with T2)", 0, 4095};
 // Actuator defaults (the thesis gives no throttle amount): issue one warp
 // instruction instead of none, RF reads untouched. Measured in
