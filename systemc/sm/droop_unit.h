@@ -72,10 +72,11 @@ inline const config::Key<int64_t> kLocalThr4{
     "T4: the same against 3 cycles back (trained with T2)", 0, 4095};
 // Actuator defaults (the thesis gives no throttle amount): issue one warp
 // instruction instead of none, RF reads untouched. Measured in
-// docs/results/smoothing.md: throttling issue to 0 with the RF reads steps the
-// SM's current down and up within two cycles and raises nbody's worst droop
-// from 16.2% to 23.2%; width 1 on dispatch alone lowers the worst droop on 8
-// of 14 workloads (geomean -6.5%).
+// docs/results/smoothing.md (default size, trained thresholds): throttling
+// issue to 0 with the RF reads steps the SM's current down and up within two
+// cycles and raises the worst droop (geomean +6.4%); width 1 on dispatch
+// lowers it 6.4% at +0.26% cycles; width 1 with the RF reads off, 7.6% at
+// +1.45%.
 inline const config::Key<std::string> kLocalThrottle{
     "smoothing.local.throttle", "dispatch", "",
     "which actuators the block's mask CSR enables: dispatch (defer issue, the default), rf (defer operand reads) "
