@@ -11,9 +11,10 @@
   --input chip: an ablation, not the hardware: every SM's predictor sees the mean of all SMs' estimates
   instead of its own, to measure how much of the FN/FP gap is each predictor seeing only its own SM
   (docs/results/droop_training_chip_input.json)
-  --size: default (the default) is the size every campaign runs, and the defaults' training; its traces
-  take about 1.6 GB in DIR and the search some minutes. At small size the 14 workloads meet about 60
-  large droops, almost all in bfs (docs/results/droop_training_small_size.json)
+  --size: default (the default; with --from, the size the traces were made at) is the size every
+  campaign runs, and the defaults' training; its traces take about 1.6 GB in DIR and the search some
+  minutes. At small size the 14 workloads meet about 60 large droops, almost all in bfs
+  (docs/results/droop_training_small_size.json)
 
 Each workload runs once on configs/gtx480.json with the PDN (--pdn, a voltage row every step) and the
 droop_predictor block in every SM that never throttles (T2..T4 = 4095, above any power estimate), each
@@ -131,7 +132,7 @@ def collect(names, out, args):
         if abs(float(cfg["gpu.sm_clock_mhz"]) - step) > 1e-9:
             fail(f"{w}: SM clock {cfg['gpu.sm_clock_mhz']} MHz differs from pdn.step_mhz {step}: steps are not cycles")
         nl = ns = 0
-        chip = p.mean(axis=0)
+        chip = p.mean(axis=0) if args.input == "chip" else None
         for s in range(v.shape[1]):
             f1 = first_order((vnom - v[:, s]) / vnom * 100, cut, step)
             P = chip if args.input == "chip" else p[s]
@@ -201,7 +202,7 @@ def plot(res, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "relgpu"))
-    ap.add_argument("--size", default="default", choices=["default", "small"])
+    ap.add_argument("--size", choices=["default", "small"], help="default unless --from, which reads it from the traces")
     ap.add_argument("--workloads", default="")
     ap.add_argument("--out", default="")
     ap.add_argument("--from", dest="src", default="")
@@ -218,6 +219,8 @@ def main():
     a = ap.parse_args()
     if not 0 < a.small_pct < a.label_pct or a.window < 0:
         fail("need 0 < --small-pct < --label-pct and --window >= 0")
+    if a.markdown and a.input != "sm":
+        fail("--markdown writes the defaults' page (droop_training.md); --input chip is an ablation: use --json")
     out = a.src or a.out or os.path.join("/tmp", f"train_droop.{os.getpid()}")
     os.makedirs(out, exist_ok=True)
     sets_file = os.path.join(out, "sets.txt")  # the --set keys the traces were made with
@@ -229,7 +232,13 @@ def main():
         if a.sets and a.sets != made:
             fail(f"--set: the traces in {out} were made with {made or 'no --set'} ({sets_file})")
         a.sets = made
+        sizes = {json.load(open(os.path.join(out, n + ".json")))["size"] for n in names}
+        if len(sizes) != 1 or (a.size and a.size not in sizes):
+            fail(f"--from {out}: the traces were made at size {'/'.join(sorted(sizes))}"
+                 + (f", not --size {a.size}" if a.size else ""))
+        a.size = sizes.pop()
     else:
+        a.size = a.size or "default"
         if not os.access(a.bin, os.X_OK):
             fail(f"{a.bin}: no relgpu binary (build it, or pass --bin)")
         lst = subprocess.run([a.bin, "list"], capture_output=True, text=True, check=True).stdout
