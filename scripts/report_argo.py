@@ -53,7 +53,7 @@ def write(runs, out, missing=()):
           "worst-case recovery = 1 - the largest duty of any row of any SM (Table 3); leakage reduction = "
           "the gated fraction of row-cycles (SRAM leakage proportional to powered size, ARGO [31]); Vth "
           "reduction = 1 - dVth(worst duty) / dVth(1) after 5 years at 110 C (`reliability/nbti_argo.h`).", ""]
-    md += campaign_time(runs, "argo", ["argo", "argo_ablation"]) + [""]
+    md += campaign_time(runs, "argo") + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 

@@ -24,11 +24,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS = ["vecops", "matmul"]
 
 
-SPEC = {"loscache": "loscache_full"}  # the report's campaign for the mechanism
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from report_specs import SPECS  # noqa: E402
 
 
 def tiny(mech):
-    with open(os.path.join(ROOT, "regress", f"{SPEC.get(mech, mech)}.json")) as f:
+    with open(os.path.join(ROOT, "regress", f"{SPECS.get(mech, [mech])[0]}.json")) as f:
         spec = json.load(f)
     if mech == "loscache":  # the predictor-CTA ablation, which the report pairs by config
         with open(os.path.join(ROOT, "regress", "loscache_full_ablation.json")) as f:
@@ -81,6 +82,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="the relgpu binary")
     a = ap.parse_args()
+    for mech, specs in SPECS.items():  # each campaign a page reads is a spec of that name
+        for name in specs:
+            path = os.path.join(ROOT, "regress", f"{name}.json")
+            check(os.path.exists(path), f"report_specs.SPECS[{mech!r}]: {path} does not exist")
+            with open(path) as f:
+                check(json.load(f).get("name") == name, f"{path}: its \"name\" is not {name!r}, the campaign the page reads")
     with tempfile.TemporaryDirectory(prefix="relgpu_report_") as tmp:
         store = os.path.join(tmp, "runs.db")
         for mech in ("grguard", "grguard_spill", "loscache", "rf_variation"):

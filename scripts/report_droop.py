@@ -76,7 +76,7 @@ def write(runs, out, missing=()):
            "`systemc/power/pdn.h`, `systemc/power/pdn_circuit.h`, `systemc/power/pdn_keys.h`, "
            "docs/architecture.md \"PDN\". Droop is (Vnom - V) / Vnom at an SM's lowest grid node, IR drop "
            "included, Vnom = 1 V.", "", f"Runs read: {len(runs)}. Runs with no stats: {len(missing)}.", ""]
-    md += campaign_time(runs, "droop", ["droop", "droop_issue", "droop_shares"]) + [""] + run_checks(runs, missing)
+    md += campaign_time(runs, "droop") + [""] + run_checks(runs, missing)
     worst = [kern[w]["pdn"]["max_droop_pct"] for w in wls]
     ir = [kern[w]["pdn"]["max_mean_ir_drop_pct"] for w in wls]
     att = [a["pdn"].get("attribution") for a in sets["attribution"].values()]

@@ -331,7 +331,7 @@ def write(runs, out, missing=()):
           "GR-Guard baseline of Table 6.1: 15 SMs, 700 MHz, 128 KB RF as 32 banks x 256 rows x 128 bit) under "
           "the GTO, LRR and two-level schedulers, with `grguard.deadtime` (`sm/dead_time.h`) measuring every "
           "warp register's residency and dead time.", ""]
-    md += campaign_time(runs, "grguard_deadtime", ["grguard_deadtime", "grguard_deadtime_cost", "grguard_issue"]) + [""]
+    md += campaign_time(runs, "grguard_deadtime") + [""]
     md += run_checks(runs, missing)
     md += dead_section(dt) + workload_section(dt) + fault_section(dt) + coverage_section(dt)
     md += grguard_section(gr, missing) + occupancy_section(runs, missing) + cost_section(runs)

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from report_specs import SPECS  # noqa: E402,F401  (scripts/report and the pages read it here)
 
 
 def built_relgpu():
@@ -62,7 +63,7 @@ def load_store(path, campaign, mech, optional=False):
     return runs, missing
 
 
-def campaign_time(runs, mech, specs=None):
+def campaign_time(runs, mech):
     """How long the stored runs took, and the command that reruns them."""
     wall = sum(r["_run"]["wall_s"] or 0 for r in runs)
     starts = [r["_run"]["started_at"] for r in runs if r["_run"]["started_at"]]
@@ -74,7 +75,7 @@ def campaign_time(runs, mech, specs=None):
     return [f"Campaign time: {wall / 3600:.2f} h of run wall time over {len(runs)} runs{span}; "
             f"relgpu revision{'s' if len(revs) > 1 else ''} {', '.join(revs)}. "
             f"Rerun (or resume) with `scripts/report {mech} --store FILE --run -j N`, which runs "
-            + " and ".join(f"`relgpu campaign run regress/{s}.json --store FILE -j N`" for s in (specs or [mech]))
+            + " and ".join(f"`relgpu campaign run regress/{s}.json --store FILE -j N`" for s in SPECS[mech])
             + " and then writes this page."]
 
 

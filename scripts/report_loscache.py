@@ -229,7 +229,7 @@ def write(runs, out, missing=()):
           "(`loscache.phase_count=sm`; the paper does not say whose accesses, the GPU-wide reading is an ablation "
           "below); the ablations switch one choice each.", "",
           f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
-    md += campaign_time(runs, "loscache", ["loscache_full", "loscache_full_ablation", "loscache_issue"]) + [""]
+    md += campaign_time(runs, "loscache") + [""]
     md += missing_text(missing) + ([""] if missing else [])
     bad = [r for r in runs if not ok(r)]
     md += ["**Output check failures:** " + (", ".join(f"`{r['_name']}`" for r in bad) if bad else "none: every run "

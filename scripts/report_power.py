@@ -173,7 +173,7 @@ def write(runs, out, missing=()):
         "keys and the source of each constant: `systemc/power/chip_power.h`, `systemc/power/chip_keys.h`.",
         "",
         f"Runs read: {len(runs)}. Runs with no stats: {len(missing)}.", ""]
-    md += campaign_time(runs, "power", ["power", "power_shares"]) + [""] + missing_text(missing) + ([""] if missing else [])
+    md += campaign_time(runs, "power") + [""] + missing_text(missing) + ([""] if missing else [])
     bad = [r for r in runs if not ok(r)]
     if bad:
         md += ["**Output check failures:** " + ", ".join(f"`{r['_name']}`" for r in bad), ""]

@@ -1,5 +1,5 @@
 """docs/results/rf_variation.md: the PV-tolerant register file (Tan et al., TPDS 2016) from the
-campaigns regress/rf_variation.json and its specs listed in scripts/report (EXTRA), with the clock
+campaigns regress/rf_variation.json and its specs listed in scripts/report_specs.py, with the clock
 side from the RF delay model's calibration (docs/results/rf_delay_calibration.md) and the NBTI aging of `relgpu rf-age`
 (STORE_aging.json beside the store, made from it: docs/results/stores/rf_variation_aging.json)."""
 import json
@@ -318,12 +318,7 @@ def write(runs, out, missing=(), store=None):
           "IPC is relative to the no-BOT run of the same workload (same instructions, so the cycle ratio). "
           "Clock figures come from the RF delay model's 100-chip calibration "
           "(`docs/results/rf_delay_calibration.md`, rf_block floorplan).", ""]
-    md += campaign_time(runs, "rf_variation", ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
-                                               "rf_variation_fba", "rf_variation_hybrid",
-                                               "rf_variation_compaction", "rf_variation_latency", "rf_variation_port",
-                                               "rf_variation_twolevel", "rf_variation_fetchgroup",
-                                               "rf_variation_vlrf_chips", "rf_variation_bro_chips",
-                                               "rf_variation_issue"]) + [""]
+    md += campaign_time(runs, "rf_variation") + [""]
     md += [f"Runs read: {len(runs)}. Runs with no stats (failed or not run yet): {len(missing)}.", ""]
     md += run_checks(runs, missing)
 

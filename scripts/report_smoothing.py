@@ -39,9 +39,7 @@ def write(runs, out, missing=()):
           "local predictor's thresholds are the trained defaults (docs/results/droop_training.md). Worst droop: "
           "the chip's, % of Vnom, IR drop included; emergencies: PDN steps with some SM's droop above "
           "`pdn.emergency_pct` (8%).", ""]
-    md += campaign_time(runs, "smoothing", ["smoothing", "smoothing_regime", "smoothing_guardband",
-                                            "smoothing_issue", "smoothing_shares",
-                                            "smoothing_trained_small"]) + [""]
+    md += campaign_time(runs, "smoothing") + [""]
     md += run_checks(runs, missing)
     rows = []
     summary = summary_rows(by, wls, GROUPS, "plain")
