@@ -169,4 +169,48 @@ TEST(GrGuardData, WrongDeathsCorruptAWorkload) {
   EXPECT_EQ(bad.corrupted, 0u);  // no write met bad cells: the data path lost it
 }
 
+// Dead marking is only for non-divergent reads (spec §6.3.1): a register read
+// for the last time on one side of a branch is still live in the lanes of the
+// other side. Each side holds V = lane + 0x10000 across two chains of fresh
+// registers (each write needs a patch at 1% 4:1) and reads it between them;
+// with the paper's patch order (lowest rows first) a WRG wrongly marked dead on
+// the first side is soon a patch, and the other side reads another warp's data.
+std::string diverge_kernel() {
+  std::string s = std::string(sm::test::kHead) +
+                  ".visible .entry k(.param .u64 out) {\n"
+                  "  .reg .b32 %r<64>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p;\n"
+                  "  ld.param.u64 %rd1, [out];\n  mov.u32 %r0, %tid.x;\n  add.u32 %r1, %r0, 65536;\n"
+                  "  and.b32 %r2, %r0, 1;\n  setp.eq.u32 %p, %r2, 0;\n  @%p bra EVEN;\n";
+  auto side = [&s](int base, const char* use) {
+    for (int k = 0; k < 8; ++k)  // chain A: fresh registers, none reading %r1
+      s += "  add.u32 %r" + std::to_string(base + k) + ", %r" + std::to_string(k ? base + k - 1 : 0) + ", " +
+           std::to_string(k + 1) + ";\n";
+    s += std::string("  ") + use + "\n";  // the side's only read of %r1: dead after it on this path
+    for (int k = 8; k < 16; ++k)  // chain B
+      s += "  add.u32 %r" + std::to_string(base + k) + ", %r" + std::to_string(base + k - 1) + ", 1;\n";
+  };
+  side(10, "add.u32 %r3, %r1, 7;");
+  s += "  add.u32 %r3, %r3, %r25;\n  bra.uni JOIN;\nEVEN:\n";
+  side(30, "mul.lo.u32 %r3, %r1, 3;");
+  s += "  add.u32 %r3, %r3, %r45;\nJOIN:\n  mul.wide.u32 %rd2, %r0, 4;\n  add.u64 %rd3, %rd1, %rd2;\n"
+       "  st.global.u32 [%rd3], %r3;\n  ret;\n}\n";
+  return s;
+}
+
+TEST(GrGuardData, DivergentLastReadKeepsTheOtherLanesValue) {
+  sm::test::TRig r;
+  for (const char* s : {"grguard.enable=true", "pv.sigma_ratio=4:1", "rf.cell_failure_rate=0.01",
+                        "grguard.patch_order=paper"})
+    r.cfg.set(s);
+  r.load(diverge_kernel());
+  uint64_t out = r.upload(std::vector<uint32_t>(32, 0));
+  r.run_timing("k", {1, 1, 1}, {32, 1, 1}, {out});
+  std::vector<uint32_t> v = r.download<uint32_t>(out, 32);
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    const uint32_t V = lane + 0x10000, chain = lane + 36 + 8;  // 1 + ... + 8 on %r0, then eight +1
+    EXPECT_EQ(v[lane], lane & 1 ? V + 7 + chain : V * 3 + chain) << "lane " << lane;
+  }
+  EXPECT_GT(r.stats()["grguard"]["patch_selections"].get<uint64_t>(), 0u);
+}
+
 }  // namespace

@@ -361,6 +361,10 @@ TEST(GrGuardStats, AblationSwitchErrorsNameTheKey) {
                                  "grguard.spill_lines=16"});
   EXPECT_NE(lines.error.find("grguard.spill_lines=16"), std::string::npos) << lines.error;
   EXPECT_NE(lines.error.find("32 lines"), std::string::npos) << lines.error;
+  Outcome same = run("nbody", {"gpu.num_sms=1", "rf.cell_failure_rate=0.012", "grguard.enable=true",
+                               "grguard.spill_lines=32"});  // as many as the reserved way: allowed
+  EXPECT_EQ(same.error, "");
+  EXPECT_TRUE(same.pass);
   Outcome bits = run("vecops", {"gpu.num_sms=1", "rf.cell_failure_rate=0.01", "rf.secded_bits=48"});
   EXPECT_NE(bits.error.find("rf.secded_bits"), std::string::npos) << bits.error;
 }
