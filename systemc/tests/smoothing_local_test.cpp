@@ -193,6 +193,89 @@ TEST(SmoothingLocal, AutoWeightsFromThePowerModel) {
   }
 }
 
+// Explicit weights: six integers, spaces allowed, 0 and the weight field's
+// maximum (255) included, each checked against the field whatever its place.
+TEST(SmoothingLocal, ExplicitWeightsAreProgrammed) {
+  config::Config cfg;
+  cfg.set("smoothing.local.weights=0, 7 ,255,1,2,3");
+  DroopUnit u(0, cfg);
+  const std::array<uint32_t, 10> want{0, 7, 255, 1, 2, 3, 82, 82, 82, 1};
+  EXPECT_EQ(u.csrs(), want);
+  for (const char* bad : {"smoothing.local.weights=256,1,2,3,4,5", "smoothing.local.weights=1,2,3,4,5,6,7"}) {
+    cfg.set(bad);
+    EXPECT_THROW(DroopUnit(0, cfg), InputError) << bad;
+  }
+}
+
+// Each launch's predictor stats are its own: the 15 blocks are clocked at
+// most once per SM cycle of the launch (bfs: 9 launches).
+TEST(SmoothingLocal, StatsArePerLaunch) {
+  const std::string s = in_child([] {
+    config::Config cfg = make_config("", {"smoothing.local.enable=true"});
+    TimingDevice t(cfg);
+    run_workload(t.dev, "bfs", 1);
+    std::string out;
+    for (auto& l : t.dev.launches())
+      out += std::to_string(l.detail["sm_total"]["droop"]["block_cycles"].get<uint64_t>()) + " " +
+             std::to_string(l.detail["gpu_sim_cycle"].get<uint64_t>()) + " ";
+    return out;
+  });
+  std::istringstream in(s);
+  uint64_t clocked = 0, cycles = 0;
+  unsigned launches = 0;
+  while (in >> clocked >> cycles) {
+    ++launches;
+    EXPECT_GT(clocked, 0u) << "launch " << launches;
+    EXPECT_LE(clocked, 15 * cycles) << "launch " << launches;
+  }
+  EXPECT_GT(launches, 5u) << s;
+}
+
+// Each of the six inputs reaches the block with its weight: one cycle of one
+// event class at a time (idle cycles between, so the history is zeros) gives
+// an estimate of weight x count.
+TEST(SmoothingLocal, EveryEventClassFeedsTheEstimate) {
+  config::Config cfg;
+  cfg.set("smoothing.local.weights=3,5,7,11,13,17");
+  DroopUnit u(0, cfg);
+  u.begin_launch();
+  const uint32_t w[6] = {3, 5, 7, 11, 13, 17};
+  uint64_t now = 10;
+  for (unsigned i = 0; i < 6; ++i, now += 20) {
+    IssueGate::Demand d;
+    if (i < 4)
+      d.issue[i] = 2;
+    else if (i == 4)
+      d.rf_reads = 2;
+    else
+      d.rf_writes = 2;
+    u.cycle(now, d);
+    EXPECT_EQ(u.last().cycle, now);
+    EXPECT_EQ(u.last().power, 2 * w[i]) << "input " << i;
+  }
+}
+
+// Cycles the SM skips (no events) enter the history as zeros, as many as were
+// skipped: after two skipped cycles, T4 compares with the estimate three
+// cycles back, the last clocked one (D4 = 150 - 100 = 50, under T4 = 100);
+// with no event then, D4 = 150 fires.
+TEST(SmoothingLocal, SkippedCyclesAreZerosInTheHistory) {
+  config::Config cfg;
+  for (const char* s : {"smoothing.local.weights=25,25,25,25,0,0", "smoothing.local.thr2=4095",
+                        "smoothing.local.thr3=4095", "smoothing.local.thr4=100"})
+    cfg.set(s);
+  IssueGate::Demand p100, p150;
+  for (unsigned c = 0; c < 4; ++c) p100.issue[c] = 1, p150.issue[c] = c == 0 || c == 3 ? 2 : 1;
+  DroopUnit u(0, cfg);
+  u.begin_launch();
+  u.cycle(100, p100);
+  u.cycle(103, p150);
+  EXPECT_EQ(u.last().power, 150u);
+  EXPECT_FALSE(u.last().dispatch);
+  u.cycle(200, p150);  // the history all zeros
+  EXPECT_TRUE(u.last().dispatch);
+}
+
 std::string error_of(std::initializer_list<std::string> sets) {
   return in_child([&] {
     try {
