@@ -201,7 +201,8 @@ TEST(SmoothingLocal, ExplicitWeightsAreProgrammed) {
   DroopUnit u(0, cfg);
   const std::array<uint32_t, 10> want{0, 7, 255, 1, 2, 3, 82, 82, 82, 1};
   EXPECT_EQ(u.csrs(), want);
-  for (const char* bad : {"smoothing.local.weights=256,1,2,3,4,5", "smoothing.local.weights=1,2,3,4,5,6,7"}) {
+  for (const char* bad : {"smoothing.local.weights=256,1,2,3,4,5", "smoothing.local.weights=1,2,3,4,5,6,7",
+                          "smoothing.local.weights=1,2,3,4,5,6x"}) {
     cfg.set(bad);
     EXPECT_THROW(DroopUnit(0, cfg), InputError) << bad;
   }
@@ -255,8 +256,8 @@ TEST(SmoothingLocal, EveryEventClassFeedsTheEstimate) {
   }
 }
 
-// Cycles the SM skips (no events) enter the history as zeros, as many as were
-// skipped: after two skipped cycles, T4 compares with the estimate three
+// Cycles without events, skipped by the SM or called with none, enter the
+// history as zeros, as many as there were: after two skipped cycles, T4 compares with the estimate three
 // cycles back, the last clocked one (D4 = 150 - 100 = 50, under T4 = 100);
 // with no event then, D4 = 150 fires.
 TEST(SmoothingLocal, SkippedCyclesAreZerosInTheHistory) {
@@ -274,6 +275,15 @@ TEST(SmoothingLocal, SkippedCyclesAreZerosInTheHistory) {
   EXPECT_FALSE(u.last().dispatch);
   u.cycle(200, p150);  // the history all zeros
   EXPECT_TRUE(u.last().dispatch);
+  // The same with the cycles between called without events instead of skipped.
+  DroopUnit v(0, cfg);
+  v.begin_launch();
+  v.cycle(100, p100);
+  v.cycle(101, IssueGate::Demand{});
+  v.cycle(102, IssueGate::Demand{});
+  v.cycle(103, p150);
+  EXPECT_EQ(v.last().power, 150u);
+  EXPECT_FALSE(v.last().dispatch);
 }
 
 std::string error_of(std::initializer_list<std::string> sets) {
