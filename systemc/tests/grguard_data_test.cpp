@@ -174,7 +174,7 @@ TEST(GrGuardData, WrongDeathsCorruptAWorkload) {
 // other side. Each side holds V = lane + 0x10000 across two chains of fresh
 // registers (each write needs a patch at 1% 4:1) and reads it between them;
 // with the paper's patch order (lowest rows first) a WRG wrongly marked dead on
-// the first side is soon a patch, and the other side reads another warp's data.
+// the first side is soon a patch, and the other side reads another register's data.
 std::string diverge_kernel() {
   std::string s = std::string(sm::test::kHead) +
                   ".visible .entry k(.param .u64 out) {\n"
