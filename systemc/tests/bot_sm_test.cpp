@@ -165,6 +165,10 @@ TEST(BotTiming, SlowSubBanksTakeASecondCycle) {
   EXPECT_EQ(none.slow, 0u);
   EXPECT_GT(ten.slow, 0u);
   EXPECT_GT(ten.cycles, none.cycles);
+  // The list may have spaces: each id after one counts too.
+  Timed spaced = run_chain({"bot.pairing=identity", "bot.slow_sbs=1, 3, 5, 7, 9 ,11,13,15,17,19"}, 64);
+  EXPECT_EQ(spaced.slow, ten.slow);
+  EXPECT_EQ(spaced.cycles, ten.cycles);
 }
 
 // Fig. 4: ten slow sub-banks, one in each of banks 0-9, make 10 of 16 vbs
