@@ -23,7 +23,7 @@ def aging(run, node, variant):
     return (run or {}).get("argo", {}).get("aging", {}).get(node, {}).get("vth_reduction_" + variant)
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     by = {}
     for r in runs:
         by.setdefault(kind(r), {})[(r["workload"], cfg(r, "rf.gate_rows"), cfg(r, "pv.chip_seed"),

@@ -65,7 +65,7 @@ ABLATIONS = [("kernels", "as built"), ("desync", "SM clocks spread"), ("window2"
              ("gsissue", "GPGPU-Sim's ALU issue timing"), ("shares", "energies fitted to the thesis's shares")]
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     sets = {name: by_set(runs, name) for name, _ in ABLATIONS + [("attribution", "")]}
     kern = sets["kernels"]
     wls = sorted(kern)

@@ -634,7 +634,7 @@ def l1lat_section(runs, missing):
     return md
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     base = {r["workload"]: r for r in runs if group(r) == "base"}
     base_half = {r["workload"]: r for r in runs if group(r) == "base_half"}
     md = ["# GR-Guard: relgpu beside the dissertation", "",

@@ -322,7 +322,7 @@ def grguard_section(gr, missing):
     return md
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     dt = [r for r in runs if group(r) == "dt"]
     gr = [r for r in runs if group(r) in POINT]
     md = ["# Register dead time: GR-Guard's characterisation (Tan dissertation §6.2)", "",

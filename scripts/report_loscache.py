@@ -206,7 +206,7 @@ def design_section(runs, on, off, key, designs=L1_DESIGNS, title="L1 designs (GT
                    "L1D miss rate (LoSCache off)", f"baseline time vs {base}", "LoSCache time"], rows), "", note, ""]
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     key = lambda r: (r["workload"], cfg(r, "sm.scheduler") or "gto", r["size"])
     main = [r for r in runs if r["_name"].split("/")[0] == "ls"]
     off = {key(r): r for r in main if not cfg(r, "loscache.enable")}

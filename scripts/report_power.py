@@ -157,7 +157,7 @@ def shares_section(kernels, prefit):
             table(["workload", "total W, shares", "defaults", "dynamic W, shares", "defaults"], rows), ""]
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     kernels = sorted([r for r in runs if r["_name"].startswith("kernels") and ok(r)], key=lambda r: r["workload"])
     clock = [r for r in runs if r["_name"].startswith("clock") and ok(r)]
     clock += [r for r in kernels if r["workload"] in ("nbody", "matmul")]

@@ -34,7 +34,7 @@ def f(x, d=2):
     return "n/a" if x is None else f"{x:.{d}f}"
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     by = {}
     for r in runs:
         knobs = tuple(cfg(r, k) for k in DEFAULT)

@@ -29,7 +29,7 @@ def geo(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-def write(runs, out, missing=()):
+def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     by = {(r["_name"].split("/")[0], r["workload"]): r for r in runs}
     wls = sorted({w for g, w in by if g == "plain"})
     md = ["# Hierarchical voltage smoothing with the PDN (guardband thesis §4.5-4.6)", "",
