@@ -20,4 +20,5 @@ SPECS = {
                      "rf_variation_issue"],
     "smoothing": ["smoothing", "smoothing_regime", "smoothing_guardband", "smoothing_issue",
                   "smoothing_shares", "smoothing_trained_small"],
+    "uniform": ["uniform"],
 }

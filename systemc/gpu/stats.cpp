@@ -6,6 +6,7 @@
 #include "power/chip_power.h"
 #include "power/l2_energy.h"
 #include "sm/argo.h"
+#include "sm/uniform_unit.h"
 
 namespace relgpu::gpu {
 
@@ -168,6 +169,7 @@ void derive_ratios(json& d) {
   }
   // ---- end L2 energy and LoSCache ----
   if (d.contains("grguard") && d["grguard"].is_object()) derive_grguard(d);
+  if (d.contains("uniform") && d["uniform"].is_object()) sm::derive_uniform(d["uniform"]);  // sm/uniform_unit.h
   if (d.contains("power")) power::derive_power(d["power"]);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
   if (d.contains("sms") && d["sms"].is_array())

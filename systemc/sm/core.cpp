@@ -1,6 +1,7 @@
 // SM core: construction, launches and CTAs, the cycle driver, activity and
 // stats. The pipeline stages are in core_pipe.cpp and core_ldst.cpp.
 #include "sm/core.h"
+#include "sm/uniform_unit.h"
 
 #include <algorithm>
 #include <cstring>
@@ -199,6 +200,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   finished_ = 0;
   started_ = false;
   if (ldst_) ldst_->begin_launch();  // sm/ldst_hook.h
+  if (inst_) inst_->begin_launch();  // sm/inst_hook.h
 }
 
 // RF row slots (of rows_per_warp_ rows) one warp of this shape takes.
@@ -516,6 +518,7 @@ config::json Core::stats() const {
   if (gr_) j["grguard"] = gr_->stats();
   if (dead_) j["dead_time"] = dead_->stats();
   if (ldst_) j[ldst_->stats_key()] = ldst_->stats();  // sm/ldst_hook.h
+  if (inst_) j[inst_->stats_key()] = inst_->stats();  // sm/inst_hook.h
   if (bot_) j["bot"] = bot_->stats();
   if (gate_) j[gate_->stats_key()] = gate_->stats();  // sm/issue_gate.h
   if (sink_) j["held_cycles"] = held_cycles_;  // the global smoother's hold
@@ -526,6 +529,7 @@ config::json Core::stats() const {
 std::unique_ptr<SmCore> make_sm(unsigned sm_id, const config::Config& cfg, MemPort& port) {
   auto c = std::make_unique<Core>(sm_id, cfg, port);
   if (cfg.get(mem::kLoscacheEnable)) c->attach_ldst_hook(std::make_unique<LoscacheUnit>(sm_id, cfg));
+  if (cfg.get(kUniformEnable)) c->attach_inst_hook(std::make_unique<UniformUnit>(cfg, c->regs()));
   return c;
 }
 

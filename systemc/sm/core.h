@@ -40,6 +40,7 @@
 #include "sm/ro_cache.h"
 #include "sm/keys.h"
 #include "sm/l1d.h"
+#include "sm/inst_hook.h"
 #include "sm/ldst_hook.h"
 #include "sm/op_timing.h"
 #include "sm/regfile.h"
@@ -69,6 +70,7 @@ struct StaticOp {
   std::vector<uint16_t> rd_phys, rd_slot, wr_phys, wr_slot, sb_phys, sb_slot;
   uint32_t rd_dead = 0;        // GR-Guard: bit i = rd_phys[i] carries a dead bit (sm/grguard.h)
   uint32_t rd_dead_all = 0;    // the same with a dead bit on every source operand (grguard.dead_bits=all)
+  bool uniform = false;        // uniform vectors: uniform when its register sources are (sm/uniform_unit.h)
 };
 
 // One warp instruction in flight.
@@ -97,6 +99,7 @@ struct Inst {
   uint64_t opnd_ready = 0;     // BOT: a slow sub-bank read delivers its operand then
   uint64_t bot_wb = 0;         // BOT: write granted, completes in that cycle (0: not yet)
   LdstHook::Tag ldst_tag;      // what its L2 requests carry (sm/ldst_hook.h: LoSCache)
+  bool scalar = false;         // the instruction hook made it scalar at issue (sm/inst_hook.h)
 };
 
 struct WarpSlot {
@@ -173,6 +176,8 @@ class Core final : public SmCore {
   L1D& l1d() { return l1_; }
   // The LD/ST hook (sm/ldst_hook.h): LoSCache's table, attached by make_sm.
   void attach_ldst_hook(std::unique_ptr<LdstHook> h) { ldst_ = std::move(h); }
+  // The instruction hook (sm/inst_hook.h): uniform vectors, attached by make_sm.
+  void attach_inst_hook(std::unique_ptr<InstHook> h) { inst_ = std::move(h); }
   double rf_fmax_mhz() const override { return rf_energy_->fmax_mhz(); }
   double rf_vdd() const override { return rf_faults()->vdd(); }
   unsigned rf_entry_bits() const override { return rf_.entry_bits(); }
@@ -398,6 +403,7 @@ class Core final : public SmCore {
 
   // ---- The LD/ST hook (sm/ldst_hook.h, core_ldst.cpp) ----
   std::unique_ptr<LdstHook> ldst_;  // LoSCache's table (loscache.enable), or null
+  std::unique_ptr<InstHook> inst_;  // uniform vectors (uniform.enable), or null
   void ldst_hook_cycle(Inst* starting);
   void tag_request(LineRequest& r, const Inst* in) const;
   // ---- end LD/ST hook ----

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "ptx/analysis.h"
 #include "sm/core.h"
+#include "sm/uniform_unit.h"
 
 namespace relgpu::sm {
 
@@ -95,6 +96,7 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
     if (t.sfu) o.unit = Unit::sfu;  // its collectors and unit; the issue class (energy) stays
   }
   if (!o.mem) o.latency = uint16_t(o.latency + result_delay_);
+  o.uniform = uniform_candidate(fn, d, o);
   return o;
 }
 
@@ -416,6 +418,7 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
   // registers above the warp's allocation (deep .func frames) have no bank.
   in->pbase = s.pbase;
   in->sbase = w.frames.back().reg_base;
+  in->scalar = inst_ && inst_->issued(*in);  // uniform vectors: detection at decode
   in->nread = in->nwrite = 0;
   unsigned cap = regs_.capacity(ws);
   uint8_t mark = op->mem ? 2 : 1;
@@ -550,6 +553,7 @@ void Core::dispatch() {
       if (rf_hook_) rf_hook_->dispatching(in);  // GR-Guard: operands as the collector read them
       ex_->read_operands(*s.cta, *s.w, in->f);
       if (rf_hook_) rf_hook_->operands_read(in);
+      if (inst_) inst_->dispatched(*in, now_);
       ex_->execute(*s.cta, *s.w, in->f);
       ++s.dispatch_seq;
       slot = nullptr;
@@ -557,7 +561,7 @@ void Core::dispatch() {
       in->oc = -1;
       busy_ = true;
       if (fu) {
-        fu->next_free = now_ + op.ii;
+        fu->next_free = now_ + (in->scalar && inst_->one_cycle() ? 1u : op.ii);
         in->ready = now_ + op.latency;
         wb_.push_back(in);
       } else {
@@ -608,7 +612,9 @@ void Core::complete(Inst* in) {
   WarpSlot& s = warps_[in->ws];
   func::Warp& w = *s.w;
   func::Cta& cta = *s.cta;
+  if (inst_) inst_->writing(*in);
   ex_->writeback(cta, w, in->f);
+  if (inst_) inst_->written(*in, now_);
   if (!rf_observers_.empty())
     for (unsigned j = 0; j < in->nwrite; ++j) {
       const unsigned row = banked_row(in, j, true);
@@ -636,6 +642,7 @@ void Core::complete(Inst* in) {
   }
   unsigned cs = s.cta_slot;
   if (rf_hook_ && w.done && !s.inflight) rf_hook_->warp_exited(in->ws);  // GR-Guard: its registers are dead
+  if (inst_ && w.done && !s.inflight) inst_->warp_exited(in->ws, now_);
   if (!rf_observers_.empty() && w.done && !s.inflight) rf_warp_exited(in->ws);
   free_inst(in);
   if (w.done) cta_check(cs);

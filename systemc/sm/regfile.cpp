@@ -76,6 +76,10 @@ void SmRegs::bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned 
     }
   std::fill(s.pred.begin(), s.pred.end(), 0);
   std::fill(s.overflow.begin(), s.overflow.end(), 0);
+  if (scalar_copies_) {  // uniform vectors: the zeroed registers hold full vectors
+    s.tok.assign(capacity(ws), 0);
+    s.ptok.assign(s.pred.size(), 0);
+  }
   s.loc.clear();
   s.permuted = false;
   if (!lay_pure_.empty()) build_layout(ws);
@@ -233,18 +237,23 @@ void SmRegs::read(unsigned warp, unsigned slot, uint64_t out[kWarpSize]) {
   }
   unsigned p = base + unsigned(m.phys);
   if (m.where == Where::rf && p + m.width <= capacity(warp)) {
-    uint32_t tlo[32], thi[32];
-    const uint32_t* lo = fetch(warp, p, tlo);
-    if (m.width == 1) {
-      for (unsigned l = 0; l < kWarpSize; ++l) out[l] = lo[l];
-    } else {
-      const uint32_t* hi = fetch(warp, p + 1, thi);
-      for (unsigned l = 0; l < kWarpSize; ++l) out[l] = uint64_t(lo[l]) | uint64_t(hi[l]) << 32;
-    }
+    load_reg(warp, p, m.width, out);
+    if (scalar_copies_) broadcast(warp, p, m.width, out);
     return;
   }
   const uint64_t* o = overflow_at(warp, slot);
   for (unsigned l = 0; l < kWarpSize; ++l) out[l] = o[l];
+}
+
+void SmRegs::load_reg(unsigned warp, unsigned p, unsigned width, uint64_t out[kWarpSize]) {
+  uint32_t tlo[32], thi[32];
+  const uint32_t* lo = fetch(warp, p, tlo);
+  if (width == 1) {
+    for (unsigned l = 0; l < kWarpSize; ++l) out[l] = lo[l];
+    return;
+  }
+  const uint32_t* hi = fetch(warp, p + 1, thi);
+  for (unsigned l = 0; l < kWarpSize; ++l) out[l] = uint64_t(lo[l]) | uint64_t(hi[l]) << 32;
 }
 
 void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t in[kWarpSize]) {
@@ -256,10 +265,25 @@ void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t i
     uint32_t v = 0;
     for (unsigned l = 0; l < kWarpSize; ++l) v |= uint32_t(in[l] & 1) << l;
     s.pred[slot] = (s.pred[slot] & ~mask) | (v & mask);
+    if (scalar_copies_ && mask) {
+      if (slot >= s.ptok.size()) s.ptok.resize(slot + 1, 0);
+      s.ptok[slot] = scalar_write_ && mask == ~0u;
+    }
     return;
   }
   unsigned p = base + unsigned(m.phys);
-  if (m.where == Where::rf && p + m.width <= capacity(warp) && bank_map_) {
+  if (m.where == Where::rf && p + m.width <= capacity(warp)) {
+    if (scalar_copies_ && mask && scalar_store(warp, p, m.width, mask, in)) return;
+    store_reg(warp, p, m.width, mask, in);
+    return;
+  }
+  uint64_t* o = overflow_at(warp, slot);
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    if (mask >> l & 1) o[l] = in[l];
+}
+
+void SmRegs::store_reg(unsigned warp, unsigned p, unsigned width, uint32_t mask, const uint64_t in[kWarpSize]) {
+  if (bank_map_) {
     const Slot& s = slots_[warp];
     uint64_t moved[kWarpSize];
     if (s.permuted) {  // lane l's value to slot slot_of[l]
@@ -267,7 +291,7 @@ void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t i
       mask = slots(warp, mask);
       in = moved;
     }
-    for (unsigned k = 0; k < m.width; ++k) {
+    for (unsigned k = 0; k < width; ++k) {
       unsigned a, b;
       const unsigned row = row_of(warp, p + k);
       bank_map_->halves(warp, group_of(warp, p + k), a, b);
@@ -276,14 +300,8 @@ void SmRegs::write(unsigned warp, unsigned slot, uint32_t mask, const uint64_t i
     }
     return;
   }
-  if (m.where == Where::rf && p + m.width <= capacity(warp)) {
-    store(group_of(warp, p), row_of(warp, p), mask, in, 0);
-    if (m.width == 2) store(group_of(warp, p + 1), row_of(warp, p + 1), mask, in, 32);
-    return;
-  }
-  uint64_t* o = overflow_at(warp, slot);
-  for (unsigned l = 0; l < kWarpSize; ++l)
-    if (mask >> l & 1) o[l] = in[l];
+  store(group_of(warp, p), row_of(warp, p), mask, in, 0);
+  if (width == 2) store(group_of(warp, p + 1), row_of(warp, p + 1), mask, in, 32);
 }
 
 void SmRegs::store(unsigned group, unsigned row, uint32_t mask, const uint64_t in[], unsigned shift) {
@@ -356,6 +374,62 @@ void SmRegs::store_half(unsigned sb, unsigned row, uint32_t mask16, const uint64
   std::memcpy(w, got, sizeof got);
 }
 // ---- end bank organization ----
+
+// ---- Uniform vectors ----
+void SmRegs::set_scalar(unsigned lane, unsigned copies) {
+  if (copies > 2 || lane + copies > kWarpSize)
+    throw std::invalid_argument("uniform vectors: lane " + std::to_string(lane) + " with " + std::to_string(copies) +
+                                " copies is outside the 32 lanes");
+  scalar_lane_ = lane;
+  scalar_copies_ = copies;
+}
+
+// A 32-bit register whose token is set is read as its scalar slot's value in
+// every lane; with two copies, slots that differ are a detected error (the
+// first copy is used: the paper's optional parity, which would pick the good
+// one, is not modelled).
+void SmRegs::broadcast(unsigned warp, unsigned p, unsigned width, uint64_t out[kWarpSize]) {
+  const Slot& s = slots_[warp];
+  for (unsigned k = 0; k < width; ++k) {
+    if (!s.tok[p + k]) continue;
+    const unsigned sh = 32 * k;
+    const uint64_t half = 0xFFFFFFFFull << sh;
+    const uint64_t v = out[scalar_lane_] & half;
+    if (scalar_copies_ == 2 && (out[scalar_lane_ + 1] & half) != v) ++scount_.copy_mismatches;
+    for (unsigned l = 0; l < kWarpSize; ++l) out[l] = (out[l] & ~half) | v;
+    ++scount_.broadcast_reads;
+  }
+}
+
+// A uniform result stores its scalar slots only and sets the tokens. Any other
+// write clears them; a divergent one first spreads each scalar to all lanes
+// (the paper's copy-on-write), since the other lanes' cells are stale.
+bool SmRegs::scalar_store(unsigned warp, unsigned p, unsigned width, uint32_t mask, const uint64_t in[kWarpSize]) {
+  Slot& s = slots_[warp];
+  if (scalar_write_ && mask == ~0u) {
+    const uint32_t slots = scalar_copies_ == 2 ? 3u << scalar_lane_ : 1u << scalar_lane_;
+    store_reg(warp, p, width, slots, in);
+    for (unsigned k = 0; k < width; ++k) s.tok[p + k] = 1;
+    ++scount_.scalar_writes;
+    return true;
+  }
+  bool tok = false;
+  for (unsigned k = 0; k < width; ++k) tok = tok || s.tok[p + k];
+  if (!tok) return false;
+  if (mask != ~0u) {
+    for (unsigned k = 0; k < width; ++k) {
+      if (!s.tok[p + k]) continue;
+      uint64_t v[kWarpSize];
+      load_reg(warp, p + k, 1, v);
+      broadcast(warp, p + k, 1, v);
+      store_reg(warp, p + k, 1, ~0u, v);
+      ++scount_.expands;
+    }
+  }
+  for (unsigned k = 0; k < width; ++k) s.tok[p + k] = 0;
+  return false;
+}
+// ---- end uniform vectors ----
 
 // ---- RF faults ----
 void SmRegs::set_faults(const reliability::RfFaults* f, bool secded) {

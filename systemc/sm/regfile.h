@@ -145,6 +145,31 @@ class SmRegs final : public func::RegStorage {
   const BankMap* bank_map() const { return bank_map_; }
   // ---- end bank organization ----
 
+  // ---- Uniform vectors (sm/uniform_unit.h; spec 001 §2 token design, §5) ----
+  // A token file, one bit per banked 32-bit register of a warp slot (and per
+  // predicate, for detection only). A register whose token is set holds one
+  // value, in lane `lane` (a second copy in lane + 1 with copies = 2); its
+  // other lanes' cells are stale and reads broadcast the scalar slot. While
+  // scalar_write(true), a full-mask write stores only the scalar slots and
+  // sets the tokens (the unit sets it around a uniform instruction's
+  // writeback); any other write clears them, a divergent one first
+  // spreading the scalar to every lane (copy-on-write). copies = 0: off.
+  void set_scalar(unsigned lane, unsigned copies);
+  void scalar_write(bool on) { scalar_write_ = on; }
+  bool token(unsigned ws, unsigned p) const { return p < slots_[ws].tok.size() && slots_[ws].tok[p]; }
+  bool pred_token(unsigned ws, unsigned slot) const {
+    return slot < slots_[ws].ptok.size() && slots_[ws].ptok[slot];
+  }
+  struct ScalarCounts {
+    uint64_t scalar_writes = 0;    // registers written as a scalar
+    uint64_t broadcast_reads = 0;  // registers read from a scalar slot
+    uint64_t expands = 0;          // copy-on-write: a scalar spread before a divergent write
+    uint64_t copy_mismatches = 0;  // copies = 2: the two slots differed on a read (a detected error)
+  };
+  const ScalarCounts& scalar_counts() const { return scount_; }
+  void reset_scalar_counts() { scount_ = ScalarCounts{}; }
+  // ---- end uniform vectors ----
+
   // A warp slot becomes live: its func::Warp (for the frame stack), first
   // row, and the register count of the kernel (per thread). Zeroes its
   // registers (functional mode's registers start at 0 too) where they are
@@ -228,6 +253,7 @@ class SmRegs final : public func::RegStorage {
     struct Loc { uint16_t row; uint8_t group; bool hyb; };
     std::vector<Loc> loc;             // per physical register, with a layout (set_layout)
     bool permuted = false;            // set_lanes
+    std::vector<uint8_t> tok, ptok;   // uniform vectors: per physical register / per predicate slot
     uint8_t slot_of[32];
   };
   void build_layout(unsigned ws);
@@ -238,6 +264,14 @@ class SmRegs final : public func::RegStorage {
   // The 32 lanes of physical register p of warp ws as they are read now:
   // the latch's copy, the RF words in place, or gathered into tmp.
   const uint32_t* fetch(unsigned ws, unsigned p, uint32_t tmp[32]);
+  // Physical registers p (, p + 1) of warp ws as stored / written (the
+  // placement, bank map and faults applied; no tokens).
+  void load_reg(unsigned warp, unsigned p, unsigned width, uint64_t out[func::kWarpSize]);
+  void store_reg(unsigned warp, unsigned p, unsigned width, uint32_t mask, const uint64_t in[func::kWarpSize]);
+  // Uniform vectors: the token rules of set_scalar on a read / a write
+  // (true: the write is done).
+  void broadcast(unsigned warp, unsigned p, unsigned width, uint64_t out[func::kWarpSize]);
+  bool scalar_store(unsigned warp, unsigned p, unsigned width, uint32_t mask, const uint64_t in[func::kWarpSize]);
   // Writes bits [shift, shift+32) of the lanes in `mask` into warp register
   // (group, row), entry by entry where each is stored, with its cells' faults.
   void store(unsigned group, unsigned row, uint32_t mask, const uint64_t in[], unsigned shift);
@@ -260,6 +294,9 @@ class SmRegs final : public func::RegStorage {
   std::vector<uint8_t> lay_hyb_;        // hybrid banks (set_layout)
   std::vector<unsigned> lay_pure_, lay_hbanks_;
   uint64_t latch_miss_ = 0;
+  unsigned scalar_lane_ = 0, scalar_copies_ = 0;  // uniform vectors (set_scalar)
+  bool scalar_write_ = false;
+  ScalarCounts scount_;
   RfFaultCounts fcount_;
   std::vector<Slot> slots_;
   const ptx::Function* kernel_ = nullptr;

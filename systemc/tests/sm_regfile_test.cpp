@@ -171,5 +171,125 @@ TEST(SmRegfile, WarpRegisterSpansEightBanks) {
     for (unsigned k2 = 0; k2 < 4; ++k2) EXPECT_EQ(rf.entry(g * 8 + b, 10)[k2], 100 + b * 4 + k2);
 }
 
+
+// ---- Uniform vectors (SmRegs::set_scalar; spec 001 token design) ----
+// GTX480 geometry: 128-bit entries, lane 16 in entry 4 of its warp register.
+struct ScalarRegs {
+  Kernel k;
+  RegisterFile rf{32, 256, 128};
+  SmRegs regs{rf, 8};
+  func::Warp w;
+  explicit ScalarRegs(unsigned copies) {
+    regs.set_scalar(16, copies);
+    regs.set_kernel(k.fn);
+    w.frames.resize(1);
+    regs.reserve(1, unsigned(k.fn->regs.size()));
+    regs.bind(1, &w, 0, 2);
+  }
+  unsigned phys(const char* name) {
+    unsigned p, width;
+    EXPECT_TRUE(regs.phys(1, unsigned(k.reg(name)), p, width));
+    return p;
+  }
+  uint32_t* lanes(unsigned p) { return rf.wreg(regs.group_of(1, p), regs.row_of(1, p)); }
+  // Bank and bit of lane l's cells of physical register p.
+  void flip(unsigned p, unsigned lane) {
+    rf.flip_bit(regs.group_of(1, p) * rf.span() + lane / 4, regs.row_of(1, p), (lane % 4) * 32);
+  }
+};
+
+// A uniform result is stored in the scalar slot only and read back in every
+// lane from there: a fault in that slot's cells reaches all 32 lanes, one in
+// another lane's (stale) cells reaches none.
+TEST(SmRegfileUniform, ScalarSlotHoldsTheValueForEveryLane) {
+  ScalarRegs t(1);
+  const unsigned r1 = unsigned(t.k.reg("%r1")), p = t.phys("%r1");
+  uint64_t in[32], out[32];
+  for (auto& v : in) v = 7;
+  t.regs.scalar_write(true);
+  t.regs.write(1, r1, ~0u, in);
+  t.regs.scalar_write(false);
+  EXPECT_TRUE(t.regs.token(1, p));
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(t.lanes(p)[l], l == 16 ? 7u : 0u) << "lane " << l;
+  t.regs.read(1, r1, out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 7u) << l;
+  t.flip(p, 3);  // a stale lane
+  t.regs.read(1, r1, out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 7u) << l;
+  t.flip(p, 16);  // the scalar slot
+  t.regs.read(1, r1, out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 6u) << l;
+  EXPECT_EQ(t.regs.scalar_counts().scalar_writes, 1u);
+  EXPECT_EQ(t.regs.scalar_counts().broadcast_reads, 3u);
+}
+
+// A divergent write to a uniform register spreads the scalar first (the
+// paper's copy-on-write), so the lanes it leaves keep the uniform value; a
+// full write simply replaces it.
+TEST(SmRegfileUniform, DivergentWriteSpreadsTheScalarFirst) {
+  ScalarRegs t(1);
+  const unsigned r1 = unsigned(t.k.reg("%r1")), p = t.phys("%r1");
+  uint64_t in[32], out[32];
+  for (auto& v : in) v = 7;
+  t.regs.scalar_write(true);
+  t.regs.write(1, r1, ~0u, in);
+  t.regs.scalar_write(false);
+  for (unsigned l = 0; l < 32; ++l) in[l] = 100 + l;
+  t.regs.write(1, r1, 0x0000ffffu, in);
+  EXPECT_FALSE(t.regs.token(1, p));
+  EXPECT_EQ(t.regs.scalar_counts().expands, 1u);
+  t.regs.read(1, r1, out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], l < 16 ? 100 + l : 7u) << l;
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(t.lanes(p)[l], out[l]) << "stored, lane " << l;
+  for (unsigned l = 0; l < 32; ++l) in[l] = 200 + l;
+  t.regs.write(1, r1, ~0u, in);
+  t.regs.read(1, r1, out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 200 + l) << l;
+  EXPECT_EQ(t.regs.scalar_counts().expands, 1u);
+}
+
+// 64-bit registers keep both halves in the slot; predicates get a token
+// (detection only) from a full uniform write, and lose it on a partial one.
+TEST(SmRegfileUniform, WideRegistersAndPredicates) {
+  ScalarRegs t(1);
+  const unsigned rd1 = unsigned(t.k.reg("%rd1")), p1 = unsigned(t.k.reg("%p1")), p = t.phys("%rd1");
+  uint64_t in[32], out[32];
+  for (auto& v : in) v = 0x0123'4567'89ab'cdefull;
+  t.regs.scalar_write(true);
+  t.regs.write(1, rd1, ~0u, in);
+  for (auto& v : in) v = 1;
+  t.regs.write(1, p1, ~0u, in);
+  t.regs.scalar_write(false);
+  EXPECT_TRUE(t.regs.token(1, p) && t.regs.token(1, p + 1));
+  EXPECT_TRUE(t.regs.pred_token(1, p1));
+  EXPECT_EQ(t.lanes(p + 1)[0], 0u);
+  t.regs.read(1, rd1, out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 0x0123'4567'89ab'cdefull) << l;
+  t.regs.write(1, p1, 0x1u, in);
+  EXPECT_FALSE(t.regs.pred_token(1, p1));
+  t.regs.bind(1, &t.w, 0, 2);  // a new warp: zeroed registers are full vectors
+  EXPECT_FALSE(t.regs.token(1, p));
+}
+
+// Two copies (the paper's opportunistic reliability): lanes 16 and 17 hold
+// the scalar, and a read that finds them different counts a detected error.
+TEST(SmRegfileUniform, TwoCopiesDetectAFaultInEither) {
+  ScalarRegs t(2);
+  const unsigned r1 = unsigned(t.k.reg("%r1")), p = t.phys("%r1");
+  uint64_t in[32], out[32];
+  for (auto& v : in) v = 9;
+  t.regs.scalar_write(true);
+  t.regs.write(1, r1, ~0u, in);
+  t.regs.scalar_write(false);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(t.lanes(p)[l], l == 16 || l == 17 ? 9u : 0u) << l;
+  t.regs.read(1, r1, out);
+  EXPECT_EQ(t.regs.scalar_counts().copy_mismatches, 0u);
+  t.flip(p, 17);
+  t.regs.read(1, r1, out);
+  EXPECT_EQ(t.regs.scalar_counts().copy_mismatches, 1u);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 9u) << l;
+  EXPECT_THROW(t.regs.set_scalar(31, 2), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace relgpu::sm
