@@ -48,7 +48,8 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
         dp = get("data_path_only", w, True)
         s8 = speedup(get("simd8", w, False), get("simd8", w, True))
         s16 = speedup(base, on)
-        cow = uni(on, "expands") / on["gpu_warp_insn"] if on and on.get("gpu_warp_insn") else None
+        cow = uni(on, "cow_dst_src_insts") / on["gpu_warp_insn"] if on and on.get("gpu_warp_insn") else None
+        spread = uni(on, "expands") / on["gpu_warp_insn"] if on and on.get("gpu_warp_insn") else None
         vals = {"intra": uni(on, "intra_redundancy"), "alu": uni(on, "alu_coverage"),
                 "vrf": uni(on, "vrf_coverage"), "cow": cow, "s16": s16, "s8": s8}
         for k, v in vals.items():
@@ -57,7 +58,7 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
         mism += uni(on, "copy_mismatches") or 0
         if dp and base:
             same_time.append((w, dp["gpu_sim_cycle"], base["gpu_sim_cycle"]))
-        rows.append([w, pct(vals["intra"]), pct(vals["alu"]), pct(vals["vrf"]), pct(cow, 3),
+        rows.append([w, pct(vals["intra"]), pct(vals["alu"]), pct(vals["vrf"]), pct(cow, 3), pct(spread, 3),
                      uni(on, "uniform_loads"), uni(on, "scalar_issues"), pct(s16, 2, True), pct(s8, 2, True)])
 
     def gm_speedup(xs):
@@ -66,27 +67,28 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
 
     def summary(label, avg, avg_speedup):
         return ([label] + [pct(avg(cols[k]), 3 if k == "cow" else 1) for k in ("intra", "alu", "vrf", "cow")]
-                + ["", ""] + [pct(avg_speedup(cols[k]), 2, True) for k in ("s16", "s8")])
+                + ["", "", ""] + [pct(avg_speedup(cols[k]), 2, True) for k in ("s16", "s8")])
     rows.append(summary("**mean**", mean, mean))
     rows.append(summary("**geomean** (workloads above 0)", geomean, gm_speedup))
     rows.append(["paper (13 CUDA SDK / Rodinia / GPGPU-Sim benchmarks, GTX285)", pct(PAPER["intra"][0]),
-                 pct(PAPER["alu_cov"][0]), pct(PAPER["vrf_cov"][0]), pct(PAPER["cow"][0], 3), "", "",
+                 pct(PAPER["alu_cov"][0]), pct(PAPER["vrf_cov"][0]), pct(PAPER["cow"][0], 3), "", "", "",
                  pct(PAPER["speedup_sp16"], 1, True) + " (NumSP 16)", pct(PAPER["speedup_sp8"], 1, True) + " (NumSP 8)"])
     rows.append(["paper's maximum", pct(PAPER["intra"][1]), pct(PAPER["alu_cov"][1]), pct(PAPER["vrf_cov"][1]),
-                 pct(PAPER["cow"][1], 3), "", "", "", ""])
+                 pct(PAPER["cow"][1], 3), "", "", "", "", ""])
     md += ["## Per workload", "",
            "Intra redundancy = 31 lane operations per uniform ALU instruction / all lane operations issued "
            "(Fig. 2). ALU coverage = lane operations of uniform ALU instructions (run on two SPs and compared) / "
            "all ALU lane operations (Fig. 14). VRF coverage = register-cycles of live values (from a write to "
-           "its last read) held in two copies / all live register-cycles (Fig. 15). Copy-on-write = scalars "
-           "spread before a divergent write, per warp instruction (Fig. 7 counts the paper's dst = src case "
-           "only; we count every divergent write to a uniform register, a superset). Uniform loads = loads "
+           "its last read) held in two copies / all live register-cycles (Fig. 15). Copy-on-write = divergent "
+           "instructions that write a uniform register they also read, per warp instruction (the paper's case, "
+           "Fig. 7); all spreads = every scalar spread before a divergent write, per warp instruction (a "
+           "divergent write to a uniform register it does not read needs the spread too). Uniform loads = loads "
            "from one address with a full mask, whose results are kept as scalars (the broadcast path). "
            "One-cycle issues = uniform SFU / FP64 / divide instructions that held their unit one cycle instead "
            "of their initiation interval. Speedup = baseline cycles / uniform cycles - 1, on the GTX480's "
            "SIMD (2 SP pipelines taking a warp per cycle each) and on an 8-SP SIMD (one scheduler, one SP "
            "pipeline taking a warp per 4 cycles, round-robin, the scalar in lane 24).", "",
-           table(["workload", "intra redundancy", "ALU coverage", "VRF coverage", "copy-on-write",
+           table(["workload", "intra redundancy", "ALU coverage", "VRF coverage", "copy-on-write", "all spreads",
                   "uniform loads", "one-cycle issues", "speedup, GTX480 SIMD", "speedup, 8-SP SIMD"], rows), ""]
     labels = wls
     md += ["![Intra-warp redundancy and coverage per workload](uniform_workloads.png)", ""]
@@ -95,6 +97,21 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
           "ALU coverage": [100 * (x or 0) for x in cols["alu"]],
           "VRF coverage": [100 * (x or 0) for x in cols["vrf"]]},
          "%", ref=100 * PAPER["intra"][0], ref_label="paper: intra redundancy (geomean)")
+
+    abl = []
+    for w in wls:
+        on, nb = get("gtx480", w, True), get("no_broadcast_loads", w, True)
+        abl.append([w] + [f"{pct(uni(on, k))} / {pct(uni(nb, k))}"
+                          for k in ("intra_redundancy", "alu_coverage", "vrf_coverage")])
+    abl.append(["**mean**"] + [f"{pct(mean([uni(get('gtx480', w, True), k) for w in wls]))} / "
+                               f"{pct(mean([uni(get('no_broadcast_loads', w, True), k) for w in wls]))}"
+                               for k in ("intra_redundancy", "alu_coverage", "vrf_coverage")])
+    md += ["## Ablation: the broadcast path", "",
+           "Loads from one address with a full mask set their destinations' tokens (the paper's broadcast path, "
+           "§2; our kernels read their parameters with such loads, so most uniform chains start there). "
+           "With `uniform.broadcast_loads=false` only uniform ALU instructions set tokens. Each cell: on / "
+           "without the broadcast path.", "",
+           table(["workload", "intra redundancy", "ALU coverage", "VRF coverage"], abl), ""]
 
     diff = [w for w, a, b in same_time if a != b]
     md += ["## Checks", "",

@@ -1,5 +1,7 @@
 #include "sm/uniform_unit.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "func/exec.h"
 #include "sm/core.h"
@@ -58,7 +60,10 @@ bool uniform_candidate(const ptx::Function& fn, const func::DInstr& d, const Sta
 }
 
 UniformUnit::UniformUnit(const config::Config& cfg, SmRegs& regs)
-    : regs_(regs), copies_(unsigned(cfg.get(kUniformCopies))), scalar_issue_(cfg.get(kUniformScalarIssue)) {
+    : regs_(regs),
+      copies_(unsigned(cfg.get(kUniformCopies))),
+      scalar_issue_(cfg.get(kUniformScalarIssue)),
+      broadcast_loads_(cfg.get(kUniformBroadcastLoads)) {
   const unsigned lane = unsigned(cfg.get(kUniformLane));
   if (lane + copies_ > 32)
     throw InputError(kUniformLane.name + "=" + std::to_string(lane) + " leaves no lane for the second copy (" +
@@ -77,7 +82,7 @@ bool UniformUnit::issued(const Inst& in) {
   const uint32_t n = lanes(in.f.active);
   st_.thread_ops += n;
   if (!op.mem && !op.control) st_.alu_thread_ops += n;
-  if (!op.uniform) return false;
+  if (!op.uniform || (op.mem && !broadcast_loads_)) return false;
   for (uint16_t p : op.rd_phys)
     if (!regs_.token(in.ws, in.pbase + p)) return false;
   for (uint16_t v : op.rd_slot)
@@ -100,7 +105,11 @@ bool UniformUnit::scalar_result(const Inst& in) const { return in.scalar && in.f
 void UniformUnit::writing(const Inst& in) {
   const bool s = scalar_result(in);
   regs_.scalar_write(s);
-  if (!s) return;
+  if (!s) {
+    const uint32_t exec = in.f.exec;
+    if (exec && exec != ~0u) count_cow(in);
+    return;
+  }
   ++(in.op->mem ? st_.uniform_loads : st_.uniform_alu);
   const func::InFlight& f = in.f;
   bool same = true;
@@ -109,6 +118,17 @@ void UniformUnit::writing(const Inst& in) {
   if (f.d->dst2 >= 0)
     for (unsigned l = 1; l < 32 && same; ++l) same = f.d2buf[l] == f.d2buf[0];
   if (!same) ++st_.unsound;
+}
+
+// The paper's copy-on-write case (Fig. 7): a divergent instruction that
+// writes a uniform register it also reads (`VR1 = VR1 + 2`).
+void UniformUnit::count_cow(const Inst& in) {
+  for (uint16_t r : in.op->wr_phys)
+    if (regs_.token(in.ws, in.pbase + r) &&
+        std::find(in.op->rd_phys.begin(), in.op->rd_phys.end(), r) != in.op->rd_phys.end()) {
+      ++st_.cow_dst_src;
+      return;
+    }
 }
 
 void UniformUnit::written(const Inst& in, uint64_t now) {
@@ -165,6 +185,7 @@ config::json UniformUnit::stats() const {
   j["scalar_writes"] = c.scalar_writes;
   j["broadcast_reads"] = c.broadcast_reads;
   j["expands"] = c.expands;
+  j["cow_dst_src_insts"] = st_.cow_dst_src;
   j["copy_mismatches"] = c.copy_mismatches;
   j["rf_lane_writes_saved"] = (32 - copies_) * c.scalar_writes;
   j["rf_lane_reads_saved"] = (32 - copies_) * c.broadcast_reads;

@@ -50,6 +50,10 @@ inline const config::Key<int64_t> kUniformLane{
     "lane that holds a uniform register's scalar: warp_size - NumSP (the paper's VRx.N; 16 for the GTX480's "
     "16-wide SIMD groups, 24 for the GTX285's 8 SPs)",
     0, 31};
+inline const config::Key<bool> kUniformBroadcastLoads{
+    "uniform.broadcast_loads", true, "",
+    "loads from one address with a full mask set their destinations' tokens (the paper's broadcast path; "
+    "kernel parameters are such loads); false: only uniform ALU instructions do (ablation)"};
 inline const config::Key<bool> kUniformScalarIssue{
     "uniform.scalar_issue", true, "",
     "a uniform instruction holds its functional unit one cycle instead of its initiation interval; false "
@@ -83,15 +87,17 @@ class UniformUnit final : public InstHook {
     std::vector<uint8_t> prot;
   };
   bool scalar_result(const Inst& in) const;
+  void count_cow(const Inst& in);
   void close(unsigned ws, unsigned p);
 
   SmRegs& regs_;
   unsigned copies_;
-  bool scalar_issue_;
+  bool scalar_issue_, broadcast_loads_;
   std::vector<Live> live_;  // per warp slot, with two copies
   struct Stats {
     uint64_t thread_ops = 0, alu_thread_ops = 0;  // lane operations issued: all, ALU only
     uint64_t uniform_alu = 0, uniform_loads = 0, divergent_candidates = 0;
+    uint64_t cow_dst_src = 0;  // divergent writes to a uniform register they also read (Fig. 7's case)
     uint64_t scalar_issues = 0, unit_cycles_saved = 0;
     uint64_t unsound = 0;  // uniform results whose lanes differed (0 unless detection is wrong)
     uint64_t live_cycles = 0, protected_cycles = 0;

@@ -192,6 +192,14 @@ struct ScalarRegs {
     return p;
   }
   uint32_t* lanes(unsigned p) { return rf.wreg(regs.group_of(1, p), regs.row_of(1, p)); }
+  // A uniform instruction's writeback of v to register slot r.
+  void write_uniform(unsigned r, uint64_t v) {
+    uint64_t in[32];
+    for (auto& x : in) x = v;
+    regs.scalar_write(true);
+    regs.write(1, r, ~0u, in);
+    regs.scalar_write(false);
+  }
   // Bank and bit of lane l's cells of physical register p.
   void flip(unsigned p, unsigned lane) {
     rf.flip_bit(regs.group_of(1, p) * rf.span() + lane / 4, regs.row_of(1, p), (lane % 4) * 32);
@@ -204,11 +212,8 @@ struct ScalarRegs {
 TEST(SmRegfileUniform, ScalarSlotHoldsTheValueForEveryLane) {
   ScalarRegs t(1);
   const unsigned r1 = unsigned(t.k.reg("%r1")), p = t.phys("%r1");
-  uint64_t in[32], out[32];
-  for (auto& v : in) v = 7;
-  t.regs.scalar_write(true);
-  t.regs.write(1, r1, ~0u, in);
-  t.regs.scalar_write(false);
+  uint64_t out[32];
+  t.write_uniform(r1, 7);
   EXPECT_TRUE(t.regs.token(1, p));
   for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(t.lanes(p)[l], l == 16 ? 7u : 0u) << "lane " << l;
   t.regs.read(1, r1, out);
@@ -230,10 +235,7 @@ TEST(SmRegfileUniform, DivergentWriteSpreadsTheScalarFirst) {
   ScalarRegs t(1);
   const unsigned r1 = unsigned(t.k.reg("%r1")), p = t.phys("%r1");
   uint64_t in[32], out[32];
-  for (auto& v : in) v = 7;
-  t.regs.scalar_write(true);
-  t.regs.write(1, r1, ~0u, in);
-  t.regs.scalar_write(false);
+  t.write_uniform(r1, 7);
   for (unsigned l = 0; l < 32; ++l) in[l] = 100 + l;
   t.regs.write(1, r1, 0x0000ffffu, in);
   EXPECT_FALSE(t.regs.token(1, p));
@@ -254,12 +256,9 @@ TEST(SmRegfileUniform, WideRegistersAndPredicates) {
   ScalarRegs t(1);
   const unsigned rd1 = unsigned(t.k.reg("%rd1")), p1 = unsigned(t.k.reg("%p1")), p = t.phys("%rd1");
   uint64_t in[32], out[32];
-  for (auto& v : in) v = 0x0123'4567'89ab'cdefull;
-  t.regs.scalar_write(true);
-  t.regs.write(1, rd1, ~0u, in);
+  t.write_uniform(rd1, 0x0123'4567'89ab'cdefull);
+  t.write_uniform(p1, 1);
   for (auto& v : in) v = 1;
-  t.regs.write(1, p1, ~0u, in);
-  t.regs.scalar_write(false);
   EXPECT_TRUE(t.regs.token(1, p) && t.regs.token(1, p + 1));
   EXPECT_TRUE(t.regs.pred_token(1, p1));
   EXPECT_EQ(t.lanes(p + 1)[0], 0u);
@@ -276,11 +275,8 @@ TEST(SmRegfileUniform, WideRegistersAndPredicates) {
 TEST(SmRegfileUniform, TwoCopiesDetectAFaultInEither) {
   ScalarRegs t(2);
   const unsigned r1 = unsigned(t.k.reg("%r1")), p = t.phys("%r1");
-  uint64_t in[32], out[32];
-  for (auto& v : in) v = 9;
-  t.regs.scalar_write(true);
-  t.regs.write(1, r1, ~0u, in);
-  t.regs.scalar_write(false);
+  uint64_t out[32];
+  t.write_uniform(r1, 9);
   for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(t.lanes(p)[l], l == 16 || l == 17 ? 9u : 0u) << l;
   t.regs.read(1, r1, out);
   EXPECT_EQ(t.regs.scalar_counts().copy_mismatches, 0u);

@@ -92,6 +92,18 @@ TEST(UniformCombined, WithGrGuardAndTheBankOrganizationTable) {
   EXPECT_EQ(out, "pass") << "with the BOT";
 }
 
+// uniform.broadcast_loads=false: loads set no token, so fewer registers are
+// uniform (kernel parameters start most uniform chains), and the output holds.
+TEST(UniformAblation, WithoutTheBroadcastPathLoadsSetNoToken) {
+  const config::json with = run("hotspot", {"uniform.enable=true"});
+  const config::json without = run("hotspot", {"uniform.enable=true", "uniform.broadcast_loads=false"});
+  ASSERT_FALSE(with.contains("error") || without.contains("error")) << with.dump() << without.dump();
+  EXPECT_TRUE(without["pass"].get<bool>());
+  EXPECT_GT(with["uniform"]["uniform_loads"].get<uint64_t>(), 0u);
+  EXPECT_EQ(without["uniform"]["uniform_loads"].get<uint64_t>(), 0u);
+  EXPECT_LT(without["uniform"]["scalar_writes"].get<uint64_t>(), with["uniform"]["scalar_writes"].get<uint64_t>());
+}
+
 INSTANTIATE_TEST_SUITE_P(All, UniformWorkload, ::testing::ValuesIn([] {
                            std::vector<std::string> v;
                            for (auto& w : wl::all()) v.push_back(w.name);
