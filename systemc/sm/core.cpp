@@ -201,6 +201,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   started_ = false;
   if (ldst_) ldst_->begin_launch();  // sm/ldst_hook.h
   if (inst_) inst_->begin_launch();  // sm/inst_hook.h
+  scalar_banks_ = inst_ ? regs_.scalar_banks() : 0;
 }
 
 // RF row slots (of rows_per_warp_ rows) one warp of this shape takes.

@@ -100,6 +100,7 @@ struct Inst {
   uint64_t bot_wb = 0;         // BOT: write granted, completes in that cycle (0: not yet)
   LdstHook::Tag ldst_tag;      // what its L2 requests carry (sm/ldst_hook.h: LoSCache)
   bool scalar = false;         // the instruction hook made it scalar at issue (sm/inst_hook.h)
+  uint32_t scalar_reads = 0;   // bit i: read i is of a uniform register (its scalar slot's banks only)
 };
 
 struct WarpSlot {
@@ -404,6 +405,7 @@ class Core final : public SmCore {
   // ---- The LD/ST hook (sm/ldst_hook.h, core_ldst.cpp) ----
   std::unique_ptr<LdstHook> ldst_;  // LoSCache's table (loscache.enable), or null
   std::unique_ptr<InstHook> inst_;  // uniform vectors (uniform.enable), or null
+  uint32_t scalar_banks_ = 0;       // banks of a warp register that hold a uniform register's scalar
   void ldst_hook_cycle(Inst* starting);
   void tag_request(LineRequest& r, const Inst* in) const;
   // ---- end LD/ST hook ----

@@ -419,12 +419,15 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
   in->pbase = s.pbase;
   in->sbase = w.frames.back().reg_base;
   in->scalar = inst_ && inst_->issued(*in);  // uniform vectors: detection at decode
+  in->scalar_reads = 0;
   in->nread = in->nwrite = 0;
   unsigned cap = regs_.capacity(ws);
   uint8_t mark = op->mem ? 2 : 1;
   for (uint16_t p : op->rd_phys)
-    if (in->pbase + p < cap && in->nread < sizeof in->read_group)
+    if (in->pbase + p < cap && in->nread < sizeof in->read_group) {
+      if (scalar_banks_ && regs_.token(ws, in->pbase + p)) in->scalar_reads |= 1u << in->nread;
       in->read_group[in->nread++] = uint8_t(regs_.group_of(ws, in->pbase + p));
+    }
   for (uint16_t p : op->wr_phys) {
     uint32_t q = in->pbase + p;
     if (q >= s.sbp.size()) s.sbp.resize(q + 1, 0);
@@ -518,7 +521,9 @@ void Core::operand_read() {
         }
         group_read_[g] = 1;
         in->reads_left &= ~(1u << i);
-        for (unsigned b = 0; b < span; ++b) count_rf_access(false, g * span + b);
+        const uint32_t banks = in->scalar_reads >> i & 1 ? scalar_banks_ : ~0u;  // uniform: its scalar slot only
+        for (unsigned b = 0; b < span; ++b)
+          if (banks >> b & 1) count_rf_access(false, g * span + b);
         if (rf_hook_) rf_hook_->granted(in, i);
         rf_read_done(in, i);
       }
@@ -594,10 +599,12 @@ void Core::writeback() {
       wb_[keep++] = in;
       continue;
     }
+    const uint32_t banks = in->scalar && in->f.exec == ~0u ? scalar_banks_ : ~0u;  // uniform: its scalar slot only
     for (unsigned j = 0; j < in->nwrite; ++j) {
       unsigned g = in->write_group[j];
       group_write_[g] = 1;
       for (unsigned b = 0; b < span; ++b) {
+        if (!(banks >> b & 1)) continue;
         ++st_.rf_writes[g * span + b];
         ++act_.rf_writes[g * span + b];
       }

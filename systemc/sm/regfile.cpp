@@ -410,7 +410,7 @@ bool SmRegs::scalar_store(unsigned warp, unsigned p, unsigned width, uint32_t ma
     const uint32_t slots = scalar_copies_ == 2 ? 3u << scalar_lane_ : 1u << scalar_lane_;
     store_reg(warp, p, width, slots, in);
     for (unsigned k = 0; k < width; ++k) s.tok[p + k] = 1;
-    ++scount_.scalar_writes;
+    scount_.scalar_writes += width;
     return true;
   }
   bool tok = false;

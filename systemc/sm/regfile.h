@@ -156,13 +156,20 @@ class SmRegs final : public func::RegStorage {
   // spreading the scalar to every lane (copy-on-write). copies = 0: off.
   void set_scalar(unsigned lane, unsigned copies);
   void scalar_write(bool on) { scalar_write_ = on; }
+  // Banks of a warp register's span (bit b = its b-th bank) that hold the
+  // scalar slots: a scalar read or write touches only these. 0: off.
+  uint32_t scalar_banks() const {
+    uint32_t m = 0;
+    for (unsigned l = scalar_lane_; l < scalar_lane_ + scalar_copies_; ++l) m |= 1u << (l / rf_.words_per_entry());
+    return m;
+  }
   bool token(unsigned ws, unsigned p) const { return p < slots_[ws].tok.size() && slots_[ws].tok[p]; }
   bool pred_token(unsigned ws, unsigned slot) const {
     return slot < slots_[ws].ptok.size() && slots_[ws].ptok[slot];
   }
   struct ScalarCounts {
-    uint64_t scalar_writes = 0;    // registers written as a scalar
-    uint64_t broadcast_reads = 0;  // registers read from a scalar slot
+    uint64_t scalar_writes = 0;    // 32-bit registers written as a scalar
+    uint64_t broadcast_reads = 0;  // 32-bit registers read from a scalar slot
     uint64_t expands = 0;          // copy-on-write: a scalar spread before a divergent write
     uint64_t copy_mismatches = 0;  // copies = 2: the two slots differed on a read (a detected error)
   };

@@ -111,6 +111,7 @@ void UniformUnit::writing(const Inst& in) {
     return;
   }
   ++(in.op->mem ? st_.uniform_loads : st_.uniform_alu);
+  if (!in.op->mem && size_t(in.op->cls) < 3) ++st_.by_class[size_t(in.op->cls)];
   const func::InFlight& f = in.f;
   bool same = true;
   for (unsigned k = 0; k < f.ndst && same; ++k)
@@ -182,6 +183,9 @@ config::json UniformUnit::stats() const {
   j["uniform_loads"] = st_.uniform_loads;
   j["divergent_candidates"] = st_.divergent_candidates;
   j["redundant_ops"] = 31 * st_.uniform_alu;  // spec 001 §6: an IWU's 31 repeated lane operations
+  // By the power model's event (power.events int / fp / sfu): each ran on
+  // `copies` SPs instead of 32 (the report prices the lanes saved).
+  j["uniform_alu_by_class"] = {{"int", st_.by_class[0]}, {"fp", st_.by_class[1]}, {"sfu", st_.by_class[2]}};
   j["scalar_writes"] = c.scalar_writes;
   j["broadcast_reads"] = c.broadcast_reads;
   j["expands"] = c.expands;

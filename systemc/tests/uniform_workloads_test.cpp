@@ -4,7 +4,8 @@
 // reliability variant); detection is sound (no uniform result had lanes
 // that differed) and no copy pair differed in a fault-free RF; uniform
 // instructions are found (none in nw, whose 16-thread warps never have a
-// full mask); with uniform.scalar_issue=false the cycles and
+// full mask); a uniform register's accesses touch only its scalar slot's
+// bank; with uniform.scalar_issue=false the cycles and
 // instructions are the baseline's exactly (the data path moves no time), and
 // the same run twice gives the same stats. It composes with GR-Guard and
 // the bank organization table.
@@ -26,11 +27,16 @@ config::json run(const std::string& name, const std::vector<std::string>& sets) 
     TimingDevice t(cfg);
     WorkloadRun r = run_workload(t.dev, name, 1);
     config::json u = config::json::object();
-    for (auto& l : t.dev.launches())
+    uint64_t reads = 0, writes = 0;  // RF bank accesses (entries)
+    for (auto& l : t.dev.launches()) {
       if (l.detail.contains("uniform")) gpu::add_json(u, l.detail["uniform"]);
+      for (uint64_t n : l.detail["sm_total"]["rf"]["reads"]) reads += n;
+      for (uint64_t n : l.detail["sm_total"]["rf"]["writes"]) writes += n;
+    }
     if (!u.empty()) sm::derive_uniform(u);
     config::json j = {{"pass", r.result.pass}, {"message", r.result.message}, {"cycles", r.cycles},
-                      {"thread_insn", r.thread_insn}, {"uniform", u}};
+                      {"thread_insn", r.thread_insn}, {"uniform", u}, {"rf_reads", reads},
+                      {"rf_writes", writes}};
     return j.dump();
   });
   if (out.rfind("error", 0) == 0) return {{"error", out}};
@@ -65,6 +71,14 @@ TEST_P(UniformWorkload, ScalarRegistersKeepTheOutput) {
   EXPECT_TRUE(same_time["pass"].get<bool>());
   EXPECT_EQ(same_time["cycles"], base["cycles"]) << "the scalar data path alone moves no cycle";
   EXPECT_EQ(same_time["thread_insn"], base["thread_insn"]);
+  // A scalar write touches one bank of the 8 a warp register spans (lane
+  // 16's), a broadcast read likewise: the RF's accesses, and its energy, drop.
+  const config::json& su = same_time["uniform"];
+  EXPECT_EQ(base["rf_writes"].get<uint64_t>() - same_time["rf_writes"].get<uint64_t>(),
+            7 * su["scalar_writes"].get<uint64_t>());
+  if (su["broadcast_reads"].get<uint64_t>() > 0) {
+    EXPECT_LT(same_time["rf_reads"].get<uint64_t>(), base["rf_reads"].get<uint64_t>());
+  }
   EXPECT_LE(on["cycles"].get<uint64_t>(), base["cycles"].get<uint64_t>() * 101 / 100)
       << "one-cycle issue of uniform instructions does not slow a run by more than 1%";
   EXPECT_EQ(run(name, {"uniform.enable=true", "uniform.copies=2"}).dump(), on.dump()) << "same seed, same stats";
