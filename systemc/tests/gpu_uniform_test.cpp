@@ -32,11 +32,11 @@ const char* kPtx = R"(.version 9.0
   add.u32 %r5, %r1, 1;
   cvt.rn.f32.u32 %f1, %r5;
   ex2.approx.f32 %f2, %f1;
-  setp.eq.u32 %p0, %r1, 0;
-  selp.u32 %r6, 7, 9, %p0;
-  setp.lt.u32 %p1, %r3, 16;
-  @%p1 add.u32 %r2, %r2, 1;
-  @%p1 add.u32 %r5, %r5, 2;
+  setp.eq.u32 %p1, %r1, 0;
+  selp.u32 %r6, 7, 9, %p1;
+  setp.lt.u32 %p0, %r3, 16;
+  @%p0 add.u32 %r2, %r2, 1;
+  @%p0 add.u32 %r5, %r5, 2;
   mul.wide.u32 %rd5, %r3, 20;
   add.s64 %rd6, %rd4, %rd5;
   st.global.u32 [%rd6], %r2;
