@@ -15,6 +15,12 @@ def uni(run, key):
     return (run or {}).get("uniform", {}).get(key)
 
 
+def per_insn(run, key):
+    """A uniform counter per warp instruction."""
+    n = uni(run, key)
+    return None if n is None or not run.get("gpu_warp_insn") else n / run["gpu_warp_insn"]
+
+
 def speedup(base, on):
     if not base or not on or not on.get("gpu_sim_cycle"):
         return None
@@ -47,6 +53,15 @@ def energy(base, on):
     return rf, dyn, tot
 
 
+def rf_alu_share(base):
+    """The share of a run's chip dynamic energy that uniform vectors can reduce: the RF and the INT / FP /
+    SFU instructions' components."""
+    if not base or "power" not in base:
+        return None
+    c = base["power"]["components"]
+    return sum(c[k]["dynamic_nj"] for k in ("rf", "int", "fp", "sfu")) / base["power"]["dynamic_nj"]
+
+
 def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
     by = {}
     for r in runs:
@@ -66,7 +81,7 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
     md += campaign_time(runs, "uniform") + [""]
     md += run_checks(runs, missing)
 
-    rows, cols = [], {k: [] for k in ("intra", "alu", "vrf", "cow", "s16", "s8")}
+    rows, cols = [], {k: [] for k in ("intra", "alu", "vrf", "cow", "ptx", "s16", "s8")}
     unsound = mism = 0
     same_time = []
     for w in wls:
@@ -74,17 +89,16 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
         dp = get("data_path_only", w, True)
         s8 = speedup(get("simd8", w, False), get("simd8", w, True))
         s16 = speedup(base, on)
-        cow = uni(on, "cow_dst_src_insts") / on["gpu_warp_insn"] if on and on.get("gpu_warp_insn") else None
-        spread = uni(on, "expands") / on["gpu_warp_insn"] if on and on.get("gpu_warp_insn") else None
+        cow, ptx, spread = (per_insn(on, k) for k in ("cow_dst_src_insts", "cow_same_ptx_reg_insts", "expands"))
         vals = {"intra": uni(on, "intra_redundancy"), "alu": uni(on, "alu_coverage"),
-                "vrf": uni(on, "vrf_coverage"), "cow": cow, "s16": s16, "s8": s8}
+                "vrf": uni(on, "vrf_coverage"), "cow": cow, "ptx": ptx, "s16": s16, "s8": s8}
         for k, v in vals.items():
             cols[k].append(v)
         unsound += uni(on, "unsound_writes") or 0
         mism += uni(on, "copy_mismatches") or 0
         if dp and base:
             same_time.append((w, dp["gpu_sim_cycle"], base["gpu_sim_cycle"]))
-        rows.append([w, pct(vals["intra"]), pct(vals["alu"]), pct(vals["vrf"]), pct(cow, 3), pct(spread, 3),
+        rows.append([w, pct(vals["intra"]), pct(vals["alu"]), pct(vals["vrf"]), pct(cow, 3), pct(ptx, 3), pct(spread, 3),
                      uni(on, "uniform_loads"), uni(on, "scalar_issues"), pct(s16, 2, True), pct(s8, 2, True)])
 
     def gm_speedup(xs):
@@ -92,29 +106,32 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
         return None if g is None else g - 1
 
     def summary(label, avg, avg_speedup):
-        return ([label] + [pct(avg(cols[k]), 3 if k == "cow" else 1) for k in ("intra", "alu", "vrf", "cow")]
+        return ([label] + [pct(avg(cols[k]), 3 if k in ("cow", "ptx") else 1) for k in ("intra", "alu", "vrf", "cow", "ptx")]
                 + ["", "", ""] + [pct(avg_speedup(cols[k]), 2, True) for k in ("s16", "s8")])
     rows.append(summary("**mean**", mean, mean))
     rows.append(summary("**geomean** (workloads above 0)", geomean, gm_speedup))
     rows.append(["paper (13 CUDA SDK / Rodinia / GPGPU-Sim benchmarks, GTX285)", pct(PAPER["intra"][0]),
-                 pct(PAPER["alu_cov"][0]), pct(PAPER["vrf_cov"][0]), pct(PAPER["cow"][0], 3), "", "", "",
+                 pct(PAPER["alu_cov"][0]), pct(PAPER["vrf_cov"][0]), "", pct(PAPER["cow"][0], 3), "", "", "",
                  pct(PAPER["speedup_sp16"], 1, True) + " (NumSP 16)", pct(PAPER["speedup_sp8"], 1, True) + " (NumSP 8)"])
     rows.append(["paper's maximum", pct(PAPER["intra"][1]), pct(PAPER["alu_cov"][1]), pct(PAPER["vrf_cov"][1]),
-                 pct(PAPER["cow"][1], 3), "", "", "", "", ""])
+                 "", pct(PAPER["cow"][1], 3), "", "", "", "", ""])
     md += ["## Per workload", "",
            "Intra redundancy = 31 lane operations per uniform ALU instruction / all lane operations issued "
            "(Fig. 2). ALU coverage = lane operations of uniform ALU instructions (run on two SPs and compared) / "
            "all ALU lane operations (Fig. 14). VRF coverage = register-cycles of live values (from a write to "
            "its last read) held in two copies / all live register-cycles (Fig. 15). Copy-on-write = divergent "
-           "instructions that write a uniform register they also read, per warp instruction (the paper's case, "
-           "Fig. 7); all spreads = every scalar spread before a divergent write, per warp instruction (a "
+           "instructions that write a uniform physical register they also read, per warp instruction (the "
+           "paper's case, Fig. 7, as the hardware sees it); PTX dst = src = those whose PTX names the "
+           "destination among the sources too (the paper's simulator ran PTX, without register allocation); "
+           "all spreads = every scalar spread before a divergent write, per warp instruction (a "
            "divergent write to a uniform register it does not read needs the spread too). Uniform loads = loads "
            "from one address with a full mask, whose results are kept as scalars (the broadcast path). "
            "One-cycle issues = uniform SFU / FP64 / divide instructions that held their unit one cycle instead "
            "of their initiation interval. Speedup = baseline cycles / uniform cycles - 1, on the GTX480's "
            "SIMD (2 SP pipelines taking a warp per cycle each) and on an 8-SP SIMD (one scheduler, one SP "
            "pipeline taking a warp per 4 cycles, round-robin, the scalar in lane 24).", "",
-           table(["workload", "intra redundancy", "ALU coverage", "VRF coverage", "copy-on-write", "all spreads",
+           table(["workload", "intra redundancy", "ALU coverage", "VRF coverage", "copy-on-write", "PTX dst = src",
+                  "all spreads",
                   "uniform loads", "one-cycle issues", "speedup, GTX480 SIMD", "speedup, 8-SP SIMD"], rows), ""]
     labels = wls
     md += ["![Intra-warp redundancy and coverage per workload](uniform_workloads.png)", ""]
@@ -124,16 +141,17 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
           "VRF coverage": [100 * (x or 0) for x in cols["vrf"]]},
          "%", ref=100 * PAPER["intra"][0], ref_label="paper: intra redundancy (geomean)")
 
-    erows, ecols = [], {k: [] for k in ("rf16", "dyn16", "tot16", "rf8", "dyn8", "tot8")}
+    erows, ecols = [], {k: [] for k in ("rf16", "dyn16", "tot16", "rf8", "dyn8", "tot8", "share8")}
     for w in wls:
         e16 = energy(get("gtx480", w, False), get("gtx480", w, True))
         e8 = energy(get("simd8", w, False), get("simd8", w, True))
-        for k, v in zip(ecols, e16 + e8):
+        share = rf_alu_share(get("simd8", w, False))
+        for k, v in zip(ecols, e16 + e8 + (share,)):
             ecols[k].append(v)
-        erows.append([w] + [pct(v, 1, True) for v in e16 + e8])
-    erows.append(["**mean**"] + [pct(mean(ecols[k]), 1, True) for k in ecols])
+        erows.append([w] + [pct(v, 1, True) for v in e16 + e8] + [pct(share)])
+    erows.append(["**mean**"] + [pct(mean(ecols[k]), 1, k != "share8") for k in ecols])
     erows.append(["paper (token, NumSP 8; dynamic: Fig. 8, total: Fig. 9 intra only)", "", "", "", "", "-13.6%",
-                  "-9.8%"])
+                  "-9.8%", ""])
     md += ["## Energy", "",
            "Chip power model on (`power.enable=true`), against the same configuration without uniform "
            "vectors. RF dynamic: in the model, a scalar write or broadcast read touches one bank of the 8 "
@@ -143,9 +161,11 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
            "per INT / FP / SFU instruction and taken off the chip's energy here (`alu_saved_nj` in "
            "scripts/report_uniform.py). Total = dynamic + leakage + constant; leakage and constant follow the "
            "run time. The paper's dynamic figure (-13.6%, Fig. 8) does not say which of its designs it averages; "
-           "its total for the intra-only design is -9.8% (Fig. 9). Both are on its 8-SP GTX285.", "",
+           "its total for the intra-only design is -9.8% (Fig. 9). Both are on its 8-SP GTX285. RF + ALU share = "
+           "the RF's and the INT / FP / SFU instructions' part of the baseline's chip dynamic energy (8-SP): what "
+           "uniform vectors can reduce at all.", "",
            table(["workload", "RF dynamic, GTX480", "chip dynamic, GTX480", "chip total, GTX480",
-                  "RF dynamic, 8-SP", "chip dynamic, 8-SP", "chip total, 8-SP"], erows), ""]
+                  "RF dynamic, 8-SP", "chip dynamic, 8-SP", "chip total, 8-SP", "RF + ALU share, 8-SP"], erows), ""]
 
     abl = []
     for w in wls:

@@ -122,12 +122,20 @@ void UniformUnit::writing(const Inst& in) {
 }
 
 // The paper's copy-on-write case (Fig. 7): a divergent instruction that
-// writes a uniform register it also reads (`VR1 = VR1 + 2`).
+// writes a uniform register it also reads (`VR1 = VR1 + 2`). Physical
+// registers, as the hardware sees them; the paper's simulator ran PTX, with
+// no register allocation, so the PTX's own case is counted apart.
 void UniformUnit::count_cow(const Inst& in) {
   for (uint16_t r : in.op->wr_phys)
     if (regs_.token(in.ws, in.pbase + r) &&
         std::find(in.op->rd_phys.begin(), in.op->rd_phys.end(), r) != in.op->rd_phys.end()) {
       ++st_.cow_dst_src;
+      const func::DInstr& d = *in.f.d;
+      for (unsigned i = 0; i < d.nsrc; ++i)
+        if (d.dst.k == func::DOp::kReg && d.src[i].k == func::DOp::kReg && d.src[i].reg == d.dst.reg) {
+          ++st_.cow_same_ptx;
+          break;
+        }
       return;
     }
 }
@@ -190,6 +198,7 @@ config::json UniformUnit::stats() const {
   j["broadcast_reads"] = c.broadcast_reads;
   j["expands"] = c.expands;
   j["cow_dst_src_insts"] = st_.cow_dst_src;
+  j["cow_same_ptx_reg_insts"] = st_.cow_same_ptx;
   j["copy_mismatches"] = c.copy_mismatches;
   j["rf_lane_writes_saved"] = (32 - copies_) * c.scalar_writes;
   j["rf_lane_reads_saved"] = (32 - copies_) * c.broadcast_reads;

@@ -98,6 +98,7 @@ class UniformUnit final : public InstHook {
     uint64_t thread_ops = 0, alu_thread_ops = 0;  // lane operations issued: all, ALU only
     uint64_t uniform_alu = 0, uniform_loads = 0, divergent_candidates = 0;
     uint64_t cow_dst_src = 0;  // divergent writes to a uniform register they also read (Fig. 7's case)
+    uint64_t cow_same_ptx = 0;  // ... where the PTX names the destination among the sources too
     uint64_t by_class[3] = {};  // uniform ALU instructions: INT, FP, SFU (the power model's events)
     uint64_t scalar_issues = 0, unit_cycles_saved = 0;
     uint64_t unsound = 0;  // uniform results whose lanes differed (0 unless detection is wrong)

@@ -100,6 +100,7 @@ TEST(GpuUniform, DetectsWhatIsUniformAndOnlyThat) {
   EXPECT_EQ(u["scalar_issues"].get<uint64_t>(), 1u) << "ex2 on the SFU, one cycle instead of sm.sfu_ii";
   EXPECT_EQ(u["unit_cycles_saved"].get<uint64_t>(), 7u) << "sm.sfu_ii = 8";
   EXPECT_EQ(u["cow_dst_src_insts"].get<uint64_t>(), 2u) << "@p add r, r, k with r uniform, twice";
+  EXPECT_EQ(u["cow_same_ptx_reg_insts"].get<uint64_t>(), 2u) << "both name r twice in the PTX";
   EXPECT_EQ(u["expands"].get<uint64_t>(), 2u);
 }
 
