@@ -12,6 +12,8 @@
 //   data path: the result is stored in the scalar slot only (lane
 //     uniform.scalar_lane, and lane + 1 with uniform.copies=2), later reads
 //     broadcast it, so a fault in that slot's cells reaches every lane.
+//     Such an access counts only the bank holding the slot (Core's RF
+//     access counts, hence RF energy and the power model's RF events).
 //   timing: an IWU holds its unit one cycle instead of its initiation
 //     interval (uniform.scalar_issue): the paper's one issue per cycle
 //     instead of one per warp_size / NumSP cycles. On the GTX480 config the
