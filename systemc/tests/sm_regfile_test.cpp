@@ -285,6 +285,40 @@ TEST(SmRegfileUniform, TwoCopiesDetectAFaultInEither) {
   EXPECT_EQ(t.regs.scalar_counts().copy_mismatches, 1u);
   for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 9u) << l;
   EXPECT_THROW(t.regs.set_scalar(31, 2), std::invalid_argument);
+  EXPECT_THROW(t.regs.set_scalar(0, 3), std::invalid_argument);
+}
+
+// The same through the bank organization table's map and a lane
+// permutation (1024-bit entries, the PV chapter's RF): the scalar and its
+// spread go where the map and the permutation put each lane.
+TEST(SmRegfileUniform, CopyOnWriteThroughTheBankMap) {
+  struct Swapped final : BankMap {
+    void halves(unsigned, unsigned g, unsigned& a, unsigned& b) const override { a = 2 * g + 1, b = 2 * g; }
+  } map;
+  Kernel k;
+  RegisterFile rf(16, 64, 1024);
+  SmRegs regs(rf, 8);
+  regs.set_scalar(16, 1);
+  regs.set_kernel(k.fn);
+  regs.set_bank_map(&map);
+  func::Warp w;
+  w.frames.resize(1);
+  regs.reserve(3, unsigned(k.fn->regs.size()));
+  regs.bind(3, &w, 0, 1);
+  uint8_t slot_of[32];
+  for (unsigned l = 0; l < 32; ++l) slot_of[l] = uint8_t(31 - l);
+  regs.set_lanes(3, slot_of);
+  const unsigned r1 = unsigned(k.reg("%r1"));
+  uint64_t in[32], out[32];
+  for (auto& v : in) v = 7;
+  regs.scalar_write(true);
+  regs.write(3, r1, ~0u, in);
+  regs.scalar_write(false);
+  for (unsigned l = 0; l < 32; ++l) in[l] = 100 + l;
+  regs.write(3, r1, 0x0000ffffu, in);
+  regs.read(3, r1, out);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], l < 16 ? 100 + l : 7u) << l;
+  EXPECT_EQ(regs.scalar_counts().expands, 1u);
 }
 
 }  // namespace
