@@ -169,7 +169,8 @@ void derive_ratios(json& d) {
   }
   // ---- end L2 energy and LoSCache ----
   if (d.contains("grguard") && d["grguard"].is_object()) derive_grguard(d);
-  if (d.contains("uniform") && d["uniform"].is_object()) sm::derive_uniform(d["uniform"]);  // sm/uniform_unit.h
+  if (d.contains("uniform") && d["uniform"].is_object())  // sm/uniform_unit.h
+    sm::derive_uniform(d["uniform"], num(d.value("sm_total", json::object()), "thread_insn"));
   if (d.contains("power")) power::derive_power(d["power"]);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
   if (d.contains("sms") && d["sms"].is_array())

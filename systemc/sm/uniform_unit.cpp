@@ -79,9 +79,7 @@ void UniformUnit::begin_launch() {
 
 bool UniformUnit::issued(const Inst& in) {
   const StaticOp& op = *in.op;
-  const uint32_t n = lanes(in.f.active);
-  st_.thread_ops += n;
-  if (!op.mem && !op.control) st_.alu_thread_ops += n;
+  if (!op.mem && !op.control) st_.alu_thread_ops += lanes(in.f.active);
   if (!op.uniform || (op.mem && !broadcast_loads_)) return false;
   for (uint16_t p : op.rd_phys)
     if (!regs_.token(in.ws, in.pbase + p)) return false;
@@ -185,7 +183,6 @@ void UniformUnit::warp_exited(unsigned ws, uint64_t /*now*/) {
 config::json UniformUnit::stats() const {
   const SmRegs::ScalarCounts& c = regs_.scalar_counts();
   config::json j;
-  j["thread_ops"] = st_.thread_ops;
   j["alu_thread_ops"] = st_.alu_thread_ops;
   j["uniform_alu_insts"] = st_.uniform_alu;
   j["uniform_loads"] = st_.uniform_loads;
@@ -213,9 +210,9 @@ config::json UniformUnit::stats() const {
   return j;
 }
 
-void derive_uniform(config::json& u) {
+void derive_uniform(config::json& u, double thread_insn) {
   auto num = [&](const char* k) { return u.contains(k) ? u[k].get<double>() : 0.0; };
-  if (num("thread_ops") > 0) u["intra_redundancy"] = num("redundant_ops") / num("thread_ops");
+  if (thread_insn > 0) u["intra_redundancy"] = num("redundant_ops") / thread_insn;
   if (u.contains("protected_alu_ops") && num("alu_thread_ops") > 0)
     u["alu_coverage"] = num("protected_alu_ops") / num("alu_thread_ops");
   if (num("vrf_live_reg_cycles") > 0) u["vrf_coverage"] = num("vrf_protected_reg_cycles") / num("vrf_live_reg_cycles");

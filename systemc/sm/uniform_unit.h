@@ -66,8 +66,9 @@ inline const config::Key<bool> kUniformScalarIssue{
 bool uniform_candidate(const ptx::Function& fn, const func::DInstr& d, const StaticOp& o);
 
 // The chip-wide ratios from the summed counters (gpu/stats.cpp):
-// intra_redundancy (Fig. 2), alu_coverage and vrf_coverage (Figs 14, 15).
-void derive_uniform(config::json& u);
+// intra_redundancy (Fig. 2: over the SMs' thread_insn, every lane operation
+// issued), alu_coverage and vrf_coverage (Figs 14, 15).
+void derive_uniform(config::json& u, double thread_insn);
 
 class UniformUnit final : public InstHook {
  public:
@@ -97,7 +98,7 @@ class UniformUnit final : public InstHook {
   bool scalar_issue_, broadcast_loads_;
   std::vector<Live> live_;  // per warp slot, with two copies
   struct Stats {
-    uint64_t thread_ops = 0, alu_thread_ops = 0;  // lane operations issued: all, ALU only
+    uint64_t alu_thread_ops = 0;  // ALU lane operations issued
     uint64_t uniform_alu = 0, uniform_loads = 0, divergent_candidates = 0;
     uint64_t cow_dst_src = 0;  // divergent writes to a uniform register they also read (Fig. 7's case)
     uint64_t cow_same_ptx = 0;  // ... where the PTX names the destination among the sources too
