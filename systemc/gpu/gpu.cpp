@@ -221,7 +221,7 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
   warp_insn = total.value("warp_insn", uint64_t(0));
   // Chip-wide sections: the energy accounts, GR-Guard (sm/grguard.h) and
   // register dead time (sm/dead_time.h).
-  for (const char* k : {"energy", "grguard", "dead_time", "uniform"})
+  for (const char* k : {"energy", "grguard", "dead_time", "uniform", "less", "upsets"})
     if (total.contains(k)) {
       d[k] = std::move(total[k]);
       total.erase(k);

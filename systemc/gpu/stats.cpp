@@ -6,6 +6,7 @@
 #include "power/chip_power.h"
 #include "power/l2_energy.h"
 #include "sm/argo.h"
+#include "sm/less_unit.h"
 #include "sm/uniform_unit.h"
 
 namespace relgpu::gpu {
@@ -171,6 +172,8 @@ void derive_ratios(json& d) {
   if (d.contains("grguard") && d["grguard"].is_object()) derive_grguard(d);
   if (d.contains("uniform") && d["uniform"].is_object())  // sm/uniform_unit.h
     sm::derive_uniform(d["uniform"], num(d.value("sm_total", json::object()), "thread_insn"));
+  if (d.contains("less") && d["less"].is_object())  // sm/less_unit.h
+    sm::derive_less(d["less"], num(d, "sim_time_ps") * 1e-12);
   if (d.contains("power")) power::derive_power(d["power"]);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
   if (d.contains("sms") && d["sms"].is_array())

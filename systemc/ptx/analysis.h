@@ -33,7 +33,22 @@ bool writes_dst(Opcode op);  // ops[0] is a destination
 // The pieces analyse() runs, exposed for tests.
 void build_cfg(Function& f);          // blocks, InstrInfo::block, InstrInfo::ipdom
 void analyse_liveness(Function& f);   // dead bits, def_uses
-void allocate_registers(Function& f); // regs_allocator, phys_reg
+// regs_allocator, phys_reg. With `cls` (per register, 0 or 1), registers of
+// class 0 and class 1 never share a physical register: class 0 takes
+// [0, less_sram_regs), class 1 the registers above.
+void allocate_registers(Function& f, const std::vector<uint8_t>* cls = nullptr);
 void analyse_taint(Function& f);      // tainted_branch, tainted_regs, programmatic_regs, lane_* (needs build_cfg)
+
+// LESS's lifetime analysis (Tan dissertation §4.2.1): per register, 1 if a
+// value written to it may be read more than `threshold` instructions later
+// on some path (a read inside a loop the value outlives counts: the path
+// goes round). Predicates are never long lived (they have no RF register).
+// Instructions of called functions are not counted. Needs build_cfg.
+std::vector<uint8_t> long_lived_regs(const Function& f, unsigned threshold);
+// LESS's two register namespaces (§4.2.1): re-allocates f's registers with
+// the short-lived ones (SRAM) first and the long-lived ones (STT-RAM) above
+// Function::less_sram_regs. A ptxas count below the new total is raised to it
+// (the compiler passes both counts at launch; no register spills).
+void split_namespaces(Function& f, unsigned threshold);
 
 }  // namespace relgpu::ptx

@@ -145,10 +145,11 @@ void analyse_liveness(Function& f) {
 // registers around calls and for its own temporaries, and schedules and
 // rematerialises (which can also shorten live ranges, as in k1). Treat the
 // number as an estimate for occupancy studies, not ptxas's exact figure.
-void allocate_registers(Function& f) {
+void allocate_registers(Function& f, const std::vector<uint8_t>* cls) {
   const size_t nr = f.regs.size(), n = f.instrs.size();
   f.phys_reg.assign(nr, -1);
   f.regs_allocator = 0;
+  f.less_sram_regs = -1;
   if (n == 0) return;
   std::vector<Bits> out = live_out_per_instr(f);
   std::vector<std::vector<int32_t>> adj(nr);
@@ -185,31 +186,39 @@ void allocate_registers(Function& f) {
       for (int32_t b : live)
         if (a != b) adj[a].push_back(b);
   }
-  // Colour wide values first (they need aligned slots), then in register order.
-  std::vector<int32_t> order;
-  for (size_t r = 0; r < nr; ++r)
-    if (used[r] && counts(int32_t(r))) order.push_back(int32_t(r));
+  // Colour wide values first (they need aligned slots), then in register
+  // order; with classes, class 0 first, then class 1 above it (aligned).
   auto width = [&](int32_t r) { unsigned b = type_bits(f.regs[r].type); return b > 64 ? 4u : b > 32 ? 2u : 1u; };
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return width(a) > width(b); });
   std::vector<char> busy;
   uint32_t top = 0;
-  for (int32_t r : order) {
-    busy.assign(top + 4, 0);
-    for (int32_t o : adj[r]) {
-      int32_t p = f.phys_reg[o];
-      if (p < 0) continue;
-      for (unsigned k = 0; k < width(o); ++k) busy[p + k] = 1;
+  for (uint8_t c = 0; c < (cls ? 2 : 1); ++c) {
+    std::vector<int32_t> order;
+    for (size_t r = 0; r < nr; ++r)
+      if (used[r] && counts(int32_t(r)) && (!cls || (*cls)[r] == c)) order.push_back(int32_t(r));
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return width(a) > width(b); });
+    if (c == 1) {
+      f.less_sram_regs = int32_t(top);
+      if (!order.empty()) top = (top + width(order[0]) - 1) / width(order[0]) * width(order[0]);
     }
-    unsigned w = width(r);
-    int32_t slot = 0;
-    for (;; slot += int32_t(w)) {
-      bool ok = true;
-      for (unsigned k = 0; k < w; ++k)
-        if (size_t(slot + k) < busy.size() && busy[slot + k]) ok = false;
-      if (ok) break;
+    const uint32_t base = top;
+    for (int32_t r : order) {
+      busy.assign(top + 4, 0);
+      for (int32_t o : adj[r]) {
+        int32_t p = f.phys_reg[o];
+        if (p < 0) continue;
+        for (unsigned k = 0; k < width(o); ++k) busy[p + k] = 1;
+      }
+      unsigned w = width(r);
+      int32_t slot = int32_t(base);
+      for (;; slot += int32_t(w)) {
+        bool ok = true;
+        for (unsigned k = 0; k < w; ++k)
+          if (size_t(slot + k) < busy.size() && busy[slot + k]) ok = false;
+        if (ok) break;
+      }
+      f.phys_reg[r] = slot;
+      top = std::max(top, uint32_t(slot) + w);
     }
-    f.phys_reg[r] = slot;
-    top = std::max(top, uint32_t(slot) + w);
   }
   f.regs_allocator = top;
 }

@@ -240,6 +240,9 @@ struct Function {
   uint32_t regs_ptxas = 0;
   uint32_t regs_used() const { return regs_ptxas ? regs_ptxas : regs_allocator; }
   std::vector<int32_t> phys_reg;  // per virtual register: first physical 32-bit register
+  // LESS (ptx::split_namespaces): physical registers [0, less_sram_regs) are
+  // the SRAM namespace, the ones above STT-RAM; -1 = not split.
+  int32_t less_sram_regs = -1;
   std::vector<int32_t> tainted_regs;  // registers used under ID-dependent branches
   // Registers used under branches whose guard derives from the ids by
   // arithmetic alone, not through a value loaded from memory (a subset of

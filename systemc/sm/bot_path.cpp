@@ -24,7 +24,7 @@ void BotPath::arbitrate() {
   std::sort(wb.begin(), wb.end(), Core::writeback_order);
   SmRegs& regs = c_.regs();
   for (Inst* in : wb) {
-    if (in->ready > now || in->bot_wb) continue;
+    if (in->ready > now || in->wb_done) continue;
     const unsigned cs = c_.cta_slot(in->ws);
     uint8_t vbs[sizeof in->write_group];
     bool ok = true;
@@ -52,7 +52,7 @@ void BotPath::arbitrate() {
       if (j == 0) first = g;
       c_.count_rf_access(true, vbs[j]);
     }
-    in->bot_wb = now;  // fast; a busy grant makes it now + 1 below
+    in->wb_done = now;  // fast; a busy grant makes it now + 1 below
     writes_.push_back({in, first});
   }
   const bool shared = c_.rf_shared_port();  // a vb written this cycle reads nothing
@@ -87,7 +87,7 @@ void BotPath::arbitrate() {
         const BotUnit::Tr& t = bot_.tr(c_.cta_slot(in->ws), in->write_group[j]);
         slow |= bot_.vl_rf_slow(t.vb, c_.banked_row(in, j, true), in->f.exec);
       }
-      if (slow) in->bot_wb = now + 1;
+      if (slow) in->wb_done = now + 1;
     }
   for (Read& r : reads_) {
     r.slow = bot_.busy(r.grant);
@@ -101,7 +101,7 @@ void BotPath::writeback() {
   size_t keep = 0;
   for (size_t i = 0; i < wb.size(); ++i) {
     Inst* in = wb[i];
-    if (!in->bot_wb || in->bot_wb > now) {
+    if (!in->wb_done || in->wb_done > now) {
       wb[keep++] = in;
       continue;
     }

@@ -160,6 +160,23 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     gr_ = std::make_unique<GrGuard>(*this, cfg);
     rf_hook_ = gr_.get();
   }
+  if (cfg.get(kLessEnable)) {  // the hybrid STT-RAM/SRAM RF (sm/less_unit.h)
+    if (rf_hook_ || gate_ || cfg.get(kUniformEnable))
+      throw InputError("less.enable cannot be combined with grguard.enable, bot.enable, smoothing.local.enable or "
+                       "uniform.enable (each owns the RF path or its access counts)");
+    if (rf_.entry_bits() != 1024)
+      throw InputError("less.enable needs rf.entry_bits=1024 (one bank per warp register, 16 banks as the paper's), "
+                       "got " + std::to_string(rf_.entry_bits()) + " (configs/less.json has the chapter's GPU)");
+    less_ = std::make_unique<LessPath>(*this, cfg);
+    rf_hook_ = less_.get();
+  }
+  if (cfg.get(kUpsetRate) > 0) {  // particle strikes (sm/upsets.h)
+    if (gr_ || bot_ || cfg.get(kUniformEnable))
+      throw InputError("rf.upset_rate needs the baseline register mapping: not with grguard.enable, bot.enable or "
+                       "uniform.enable");
+    upsets_ = std::make_unique<Upsets>(id_, cfg, rf_, regs_);
+    observers_.push_back(upsets_.get());
+  }
 }
 
 Core::~Core() = default;
@@ -190,6 +207,7 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   st_.rf_write_conflicts.assign(rf_.banks(), 0);
   regs_.reset_fault_counts();  // RF faults: rf_faults stats are per launch
   if (rf_hook_) rf_hook_->begin_launch();
+  if (upsets_) upsets_->begin_launch();
   if (dead_) dead_->begin_launch();
   if (bot_) {
     bot_->plan_launch(ctx_, regs_);  // hybrid banks
@@ -521,6 +539,8 @@ config::json Core::stats() const {
   if (ldst_) j[ldst_->stats_key()] = ldst_->stats();  // sm/ldst_hook.h
   if (inst_) j[inst_->stats_key()] = inst_->stats();  // sm/inst_hook.h
   if (bot_) j["bot"] = bot_->stats();
+  if (less_) j["less"] = less_->stats();
+  if (upsets_) j["upsets"] = upsets_->stats();
   if (gate_) j[gate_->stats_key()] = gate_->stats();  // sm/issue_gate.h
   if (sink_) j["held_cycles"] = held_cycles_;  // the global smoother's hold
   if (config::json a = rows_.stats(); !a.is_null()) j["argo"] = std::move(a);  // sm/argo.h

@@ -40,6 +40,8 @@
 #include "sm/ro_cache.h"
 #include "sm/keys.h"
 #include "sm/l1d.h"
+#include "sm/less_unit.h"
+#include "sm/upsets.h"
 #include "sm/inst_hook.h"
 #include "sm/ldst_hook.h"
 #include "sm/op_timing.h"
@@ -97,7 +99,7 @@ struct Inst {
   bool left_unit = false;      // all lines sent / looked up
   GrInst gr;                   // GR-Guard (sm/grguard.h)
   uint64_t opnd_ready = 0;     // BOT: a slow sub-bank read delivers its operand then
-  uint64_t bot_wb = 0;         // BOT: write granted, completes in that cycle (0: not yet)
+  uint64_t wb_done = 0;        // an RF path hook granted its write; it completes in that cycle (0: not yet)
   LdstHook::Tag ldst_tag;      // what its L2 requests carry (sm/ldst_hook.h: LoSCache)
   bool scalar = false;         // the instruction hook made it scalar at issue (sm/inst_hook.h)
   uint32_t scalar_reads = 0;   // bit i: read i is of a uniform register (its scalar slot's banks only)
@@ -366,6 +368,8 @@ class Core final : public SmCore {
 
   // ---- GR-Guard and RF energy (sm/grguard.h, power/rf_energy.h) ----
   std::unique_ptr<GrGuard> gr_;        // null when grguard.enable is false
+  std::unique_ptr<LessPath> less_;     // LESS (sm/less_unit.h); null when less.enable is false
+  std::unique_ptr<Upsets> upsets_;     // RF particle strikes (sm/upsets.h); null at rf.upset_rate=0
   RfPathHook* rf_hook_ = nullptr;      // gr_ or bot_path_ (sm/rf_path.h)
   std::unique_ptr<power::RfEnergyModel> rf_energy_;
   // ---- end GR-Guard ----

@@ -406,7 +406,7 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
   in->pending = 0;
   in->left_unit = false;
   in->gr = GrInst{};
-  in->opnd_ready = in->bot_wb = 0;
+  in->opnd_ready = in->wb_done = 0;
   ++s.inflight;
   ++inflight_total_;
   if (--s.ib == 0) fetch_scan_ = true;

@@ -39,6 +39,24 @@ void RegisterFile::flip_bit(unsigned bank, unsigned row, unsigned bit) {
 
 SmRegs::SmRegs(RegisterFile& rf, unsigned max_warps) : rf_(rf), slots_(max_warps) {}
 
+SmRegs::Strike SmRegs::upset(unsigned bank, unsigned row, unsigned bit) {
+  if (place_ || bank_map_ || fast_ || !lay_pure_.empty())
+    throw std::logic_error("SmRegs::upset needs the baseline register mapping");
+  const unsigned g = bank / rf_.span(), groups = rf_.groups();
+  Strike what = Strike::unowned;
+  for (unsigned ws = 0; ws < slots_.size(); ++ws) {
+    const Slot& s = slots_[ws];
+    if (!s.warp || row < s.row_base || row >= s.row_base + s.rows) continue;
+    // Inverse of group_of / row_of: group = (ws + p) % groups, row = base + p / groups.
+    const unsigned p = (row - s.row_base) * groups + (g + groups - ws % groups) % groups;
+    if (kernel_ && p < kernel_->regs_used())
+      what = immune_ && p < immune_->size() && (*immune_)[p] ? Strike::immune : Strike::flipped;
+    break;
+  }
+  if (what != Strike::immune) rf_.flip_bit(bank, row, bit);
+  return what;
+}
+
 const std::vector<SmRegs::Map>& SmRegs::map_of(const ptx::Function* fn) {
   auto it = maps_.find(fn);
   if (it != maps_.end()) return it->second;

@@ -145,6 +145,18 @@ class SmRegs final : public func::RegStorage {
   const BankMap* bank_map() const { return bank_map_; }
   // ---- end bank organization ----
 
+  // ---- Soft errors (sm/upsets.h) and LESS's STT-RAM cells (sm/less_unit.h) ----
+  // Physical registers of the kernel held in STT-RAM cells, immune to
+  // particle strikes: 1 per register; nullptr = every cell SRAM.
+  void set_immune(const std::vector<uint8_t>* per_phys) { immune_ = per_phys; }
+  // A particle strike on bit `bit` of RF entry (bank, row): flips the cell
+  // unless it holds an STT-RAM register; unowned = no live warp register
+  // there (flipped too: harmless, the row is zeroed when a warp binds it).
+  // Needs the baseline mapping (no placement, bank map, FBA-RM or layout).
+  enum class Strike : uint8_t { flipped, immune, unowned };
+  Strike upset(unsigned bank, unsigned row, unsigned bit);
+  // ---- end soft errors ----
+
   // ---- Uniform vectors (sm/uniform_unit.h; spec 001 §2 token design, §5) ----
   // A token file, one bit per banked 32-bit register of a warp slot (and per
   // predicate, for detection only). A register whose token is set holds one
@@ -185,6 +197,7 @@ class SmRegs final : public func::RegStorage {
   void bind(unsigned ws, const func::Warp* w, unsigned row_base, unsigned rows);
   void unbind(unsigned ws) { slots_[ws].warp = nullptr; }
   void set_kernel(const ptx::Function* k) { kernel_ = k; kmap_ = &map_of(k); }
+  const ptx::Function* kernel() const { return kernel_; }
 
   // FBA-RM (spec 002 §3): with n > 0, a warp slot's registers go to the
   // first n banks (RF-BRO's fast vbs), (warp + reg) % n, as long as its rows
@@ -298,6 +311,7 @@ class SmRegs final : public func::RegStorage {
   const Latch* latch_ = nullptr;
   const BankMap* bank_map_ = nullptr;
   unsigned fast_ = 0;  // FBA-RM's fast banks (set_fast_banks)
+  const std::vector<uint8_t>* immune_ = nullptr;  // STT-RAM registers (set_immune)
   std::vector<uint8_t> lay_hyb_;        // hybrid banks (set_layout)
   std::vector<unsigned> lay_pure_, lay_hbanks_;
   uint64_t latch_miss_ = 0;

@@ -386,3 +386,40 @@ TEST(PtxAnalysis, OperandRoles) {
   instr_uses(f.instrs[3], u);
   EXPECT_EQ(u, (std::vector<int32_t>{reg(f, "%r8"), reg(f, "%r9"), reg(f, "%p3")}));
 }
+
+// LESS's lifetime analysis: a value read within `threshold` instructions is
+// short; one read later, or inside a loop it outlives, is long.
+TEST(PtxAnalysis, LongLivedRegisters) {
+  auto m = kernel(R"(
+  mov.u32 %r1, 1;
+  mov.u32 %r2, 2;
+  add.u32 %r3, %r1, 5;
+  add.u32 %r4, %r3, 1;
+  add.u32 %r4, %r4, 1;
+  add.u32 %r4, %r4, 1;
+  add.u32 %r4, %r4, 1;
+  add.u32 %r4, %r4, 1;
+  add.u32 %r4, %r4, 1;
+  add.u32 %r4, %r4, 1;
+  add.u32 %r4, %r4, 1;
+  add.u32 %r5, %r4, %r2;
+  mov.u32 %r6, 0;
+L:
+  add.u32 %r7, %r6, 3;
+  add.u32 %r6, %r7, %r1;
+  setp.lt.u32 %p1, %r6, 100;
+  @%p1 bra L;
+  st.global.u32 [%rd1], %r6;
+  ret;)");
+  const Function& f = *m->functions[0];
+  // r2 is written at 1 and read at 11 (10 instructions later): short at 10, long at 9.
+  auto lv10 = long_lived_regs(f, 10), lv9 = long_lived_regs(f, 9);
+  EXPECT_FALSE(lv10[reg(f, "%r2")]);
+  EXPECT_TRUE(lv9[reg(f, "%r2")]);
+  EXPECT_FALSE(lv10[reg(f, "%r3")]);  // read by the next instruction
+  EXPECT_FALSE(lv10[reg(f, "%r4")]);  // each value read at once (rewritten in place)
+  EXPECT_TRUE(lv10[reg(f, "%r1")]);   // read in every iteration of a loop it outlives
+  EXPECT_FALSE(lv10[reg(f, "%r7")]);  // read by the next instruction in each iteration
+  EXPECT_FALSE(lv10[reg(f, "%r6")]);  // loop-carried, but each value is read within 4 instructions
+  EXPECT_FALSE(lv10[reg(f, "%p1")]);  // predicates have no RF register
+}
