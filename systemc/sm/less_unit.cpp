@@ -54,6 +54,7 @@ void LessPath::begin_launch() {
     it = by_kernel_.emplace(k, std::move(phys)).first;
   }
   stt_ = &it->second;
+  for (size_t p = 0; p < k->regs_allocator; ++p) ++st_.regs[(*stt_)[p]];  // the registers values use
   c_.regs().set_immune(stt_);  // STT-RAM cells take no particle strike (sm/upsets.h)
 }
 
@@ -219,7 +220,9 @@ void LessPath::warp_exited(unsigned ws) {
 config::json LessPath::stats() const {
   const double dyn = double(st_.reads[0]) * e_read_[0] + double(st_.reads[1]) * e_read_[1] +
                      double(st_.writes[0]) * e_write_[0] + double(st_.writes[1]) * e_write_[1];
-  return {{"sram_reads", st_.reads[0]},
+  return {{"sram_regs", st_.regs[0]},
+          {"stt_regs", st_.regs[1]},
+          {"sram_reads", st_.reads[0]},
           {"stt_reads", st_.reads[1]},
           {"sram_writes", st_.writes[0]},
           {"stt_writes", st_.writes[1]},
@@ -247,6 +250,7 @@ void derive_less(config::json& l, double seconds) {
   ratio("coverage", num("ace_stt_reg_cycles"), num("ace_stt_reg_cycles") + num("ace_sram_reg_cycles"));
   ratio("short_value_share", num("short_values"), num("short_values") + num("long_values"));
   ratio("long_value_ace_share", num("long_ace_reg_cycles"), num("long_ace_reg_cycles") + num("short_ace_reg_cycles"));
+  ratio("stt_reg_share", num("stt_regs"), num("stt_regs") + num("sram_regs"));
   ratio("stt_write_share", num("stt_writes"), num("stt_writes") + num("sram_writes"));
   ratio("narrow_share", num("narrow_stt_writes"), num("stt_writes"));
   ratio("shared_bus_share", num("shared_bus_writes"), num("stt_writes"));

@@ -100,6 +100,7 @@ class LessPath final : public RfPathHook {
   std::vector<std::vector<Value>> live_;
   double e_read_[2], e_write_[2], leak_mw_;  // [sram, stt]
   struct Stats {
+    uint64_t regs[2] = {};                   // the kernel's registers per thread by namespace [sram, stt]
     uint64_t reads[2] = {}, writes[2] = {};  // [sram, stt] warp-register accesses
     uint64_t narrow_stt = 0, shared_bus = 0;  // narrow STT-RAM writes; of them, on a bus another holds
     uint64_t bus_waits = 0, port_waits = 0;   // write-cycles lost: no result bus / STT-RAM port busy
