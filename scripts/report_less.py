@@ -22,8 +22,8 @@ def slower(base, run):
     return run["gpu_sim_cycle"] / base["gpu_sim_cycle"] - 1
 
 
-def energy(base, run):
-    e, b = less(run, "energy_nj"), less(base, "energy_nj")
+def energy(base, run, key="energy_nj"):
+    e, b = less(run, key), less(base, key)
     return None if e is None or not b else e / b - 1
 
 
@@ -36,7 +36,64 @@ def accesses_per_sm_cycle(run):
     return n / (run["gpu_sim_cycle"] * sms) if run.get("gpu_sim_cycle") else None
 
 
+def outcome(run=None, message=""):
+    """A strike run's outcome: masked (its output check passed), sdc (a wrong output) or stopped."""
+    if run is not None:
+        return "masked" if run.get("output_check") == "pass" else "sdc"
+    return "sdc" if "output check" in message or "wrong output" in message else "stopped"
+
+
+def strikes_section(runs, missing, wls):
+    """regress/less_upsets.json: the outcomes of the same strike sequences under an all-SRAM RF and LESS."""
+    res = {}  # (design, workload) -> outcome counts and strike counts
+    for r in runs:
+        design, w = r["_name"].split("/")[0].split("_")[1], r["workload"]
+        c = res.setdefault((design, w), {"masked": 0, "sdc": 0, "stopped": 0, "flipped": 0, "immune": 0})
+        c[outcome(r)] += 1
+        for k in ("flipped", "immune"):
+            c[k] += (r.get("upsets") or {}).get(k, 0)
+    for name, _status, message in missing:
+        design, w = name.split("/")[0].split("_")[1], name.split("/")[1]
+        c = res.setdefault((design, w), {"masked": 0, "sdc": 0, "stopped": 0, "flipped": 0, "immune": 0})
+        c[outcome(message=message)] += 1
+    if not res:
+        return []
+    rows, tot = [], {d: {"masked": 0, "sdc": 0, "stopped": 0, "flipped": 0, "immune": 0} for d in ("sram", "less")}
+    for w in wls:
+        cells = [w]
+        for d in ("sram", "less"):
+            c = res.get((d, w))
+            if not c:
+                cells += ["n/a"] * 3
+                continue
+            for k in tot[d]:
+                tot[d][k] += c[k]
+            cells += [f"{c['masked']} / {c['sdc']} / {c['stopped']}", str(c["flipped"]), str(c["immune"])]
+        rows.append(cells)
+    rows.append(["**all**"] + [x for d in ("sram", "less") for x in
+                              (f"{tot[d]['masked']} / {tot[d]['sdc']} / {tot[d]['stopped']}", str(tot[d]["flipped"]),
+                               str(tot[d]["immune"]))])
+    bad = {d: tot[d]["sdc"] + tot[d]["stopped"] for d in tot}
+    n = {d: tot[d]["masked"] + bad[d] for d in tot}
+    red = 1 - (bad["less"] / n["less"]) / (bad["sram"] / n["sram"]) if n["sram"] and n["less"] and bad["sram"] else None
+    return ["## Particle strikes on the data (regress/less_upsets.json)", "",
+            "The coverage above is an ACE count. Here strikes flip real RF cells (`rf.upset_rate`, `sm/upsets.h`) "
+            "and the workload's own output check judges the run: masked (pass) / silent data corruption (a wrong "
+            "output) / stopped (a corrupted address or a loop past the cycle limit). The same seeds give the same "
+            "strike times and cells to both RFs; STT-RAM cells take none (`immune`). Flipped / immune count the "
+            "strikes that hit a live warp's register, in the runs that left stats (a stopped run leaves none).", "",
+            table(["workload", "all SRAM: masked / SDC / stopped", "flipped", "immune",
+                   "LESS: masked / SDC / stopped", "flipped", "immune"], rows), "",
+            f"Runs that went wrong: all SRAM {bad['sram']} of {n['sram']}, LESS {bad['less']} of {n['less']}: "
+            f"LESS removes {pct(red)} of the failures (the ACE coverage above is the paper's measure of the same "
+            "thing).", ""]
+
+
 def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
+    strike_runs = [r for r in runs if r["_name"].startswith("strikes_")]
+    strike_missing = [m for m in missing if m[0].startswith("strikes_")]
+    runs = [r for r in runs if not r["_name"].startswith("strikes_")]
+    missing = [m for m in missing if not m[0].startswith("strikes_")]
     by = {}
     for r in runs:
         name = r["_name"].split("/")[0]
@@ -58,7 +115,7 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
     md += campaign_time(runs, "less") + [""]
     md += run_checks(runs, missing)
 
-    cols = {k: [] for k in ("t_less", "t_la", "t_all", "cov", "cov_la", "e_less", "e_la", "e_all", "short",
+    cols = {k: [] for k in ("t_less", "t_la", "t_all", "cov", "cov_la", "e_less", "e_la", "e_all", "d_all", "short",
                             "long_ace", "narrow", "shared", "stt_regs", "stt_writes", "acc", "leak")}
     rows = []
     for w in wls:
@@ -66,6 +123,7 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
         v = {"t_less": slower(base, ls), "t_la": slower(base, la), "t_all": slower(base, al),
              "cov": less(ls, "coverage"), "cov_la": less(la, "coverage"),
              "e_less": energy(base, ls), "e_la": energy(base, la), "e_all": energy(base, al),
+             "d_all": energy(base, al, "dynamic_nj"),
              "short": less(base, "short_value_share"), "long_ace": less(base, "long_value_ace_share"),
              "narrow": less(ls, "narrow_share"), "shared": less(ls, "shared_bus_share"),
              "stt_regs": less(ls, "stt_reg_share"), "stt_writes": less(ls, "stt_write_share"),
@@ -75,22 +133,23 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
             cols[k].append(v[k])
         rows.append([w, pct(v["t_la"], 1, True), pct(v["t_less"], 1, True), pct(v["t_all"], 1, True),
                      pct(v["cov_la"]), pct(v["cov"]), pct(v["e_la"], 1, True), pct(v["e_less"], 1, True),
-                     pct(v["e_all"], 1, True)])
-    rows.append(["**mean**"] + [pct(mean(cols[k]), 1, k.startswith(("t_", "e_"))) for k in
-                                ("t_la", "t_less", "t_all", "cov_la", "cov", "e_la", "e_less", "e_all")])
+                     pct(v["e_all"], 1, True), pct(v["d_all"], 1, True)])
+    rows.append(["**mean**"] + [pct(mean(cols[k]), 1, k.startswith(("t_", "e_", "d_"))) for k in
+                                ("t_la", "t_less", "t_all", "cov_la", "cov", "e_la", "e_less", "e_all", "d_all")])
     rows.append(["paper (its benchmarks, GPGPU-Sim 3.1.0)", pct(PAPER["la_time"], 0, True),
                  pct(PAPER["less_time"], 0, True), "about " + pct(PAPER["all_time"], 0, True),
                  pct(PAPER["coverage"], 0), pct(PAPER["coverage"], 0), pct(PAPER["energy"], 0, True),
-                 pct(PAPER["energy"], 0, True), pct(PAPER["all_energy"], 0, True)])
+                 pct(PAPER["energy"], 0, True), pct(PAPER["all_energy"], 0, True), ""])
     md += ["## Execution time, coverage and RF energy (Fig. 4.5, §4.2)", "",
            "Time = cycles / the baseline's - 1. Coverage = the share of ACE register-cycles (from a value's write "
            "to its last read, per warp register) held in STT-RAM cells, which take no soft error; 1 - coverage "
            "is the RF's vulnerability left. RF energy = Table 4.1's per-access energies for the segment sizes of "
            "each design (SRAM 128 KB; SRAM 32 KB + STT-RAM 96 KB; STT-RAM 128 KB) times the run's warp-register "
            "reads and writes of each segment, plus the segments' leakage over the run's time, against the "
-           "baseline's.", "",
+           "baseline's; the last column is the all-STT-RAM RF's dynamic energy alone (leakage left out).", "",
            table(["workload", "time, LA-LESS", "time, LESS", "time, all STT-RAM", "coverage, LA-LESS",
-                  "coverage, LESS", "RF energy, LA-LESS", "RF energy, LESS", "RF energy, all STT-RAM"], rows), ""]
+                  "coverage, LESS", "RF energy, LA-LESS", "RF energy, LESS", "RF energy, all STT-RAM",
+                  "RF dynamic, all STT-RAM"], rows), ""]
     md += ["![Execution time and RF energy per workload](less_workloads.png)", ""]
     bars(os.path.join(out, "less_workloads.png"), "LESS per workload (against all SRAM)", wls,
          {"time, LESS": [100 * (x or 0) for x in cols["t_less"]],
@@ -130,18 +189,24 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
         return [label, pct(mean(xs), 1, key != "coverage")]
 
     arows = []
-    for label, name, ref in (("LESS, result-bus limit off (against base off)", "less_no_bus_limit", "base_no_bus_limit"),
+    for label, name, ref in (("all SRAM with LA-LESS's split allocation (against base)", "base_split", "base"),
+                             ("LA-LESS against all SRAM with the same allocation", "la_less", "base_split"),
+                             ("LESS against all SRAM with the same allocation", "less", "base_split"),
+                             ("LESS, result-bus limit off (against base off)", "less_no_bus_limit", "base_no_bus_limit"),
                              ("LESS, one result bus (against base, one bus)", "less_one_bus", "base_one_bus"),
                              ("LESS, threshold 5 instructions", "less_threshold_5", "base"),
                              ("LESS, threshold 10 (the paper's)", "less", "base"),
                              ("LESS, threshold 20 instructions", "less_threshold_20", "base"),
                              ("LESS, STT-RAM write 2 cycles", "less_stt_write_2", "base"),
+                             ("all STT-RAM, one result bus (against base, one bus)", "all_stt_one_bus", "base_one_bus"),
                              ("base, result-bus limit off (against base)", "base_no_bus_limit", "base")):
         arows.append(abl(label, name, ref, "time") + abl("", name, ref, "coverage")[1:] + abl("", name, ref, "energy")[1:])
     md += ["## Ablations", "",
            "Each row switches one modelling choice; means over the workloads. Time and RF energy against the "
            "reference named (the baseline with the same choice where the choice changes it too).", "",
            table(["design", "time", "coverage", "RF energy"], arows), ""]
+
+    md += strikes_section(strike_runs, strike_missing, wls)
 
     same = [(w, get("plain", w), get("base_no_bus_limit", w)) for w in wls]
     same = [(w, a["gpu_sim_cycle"], b["gpu_sim_cycle"]) for w, a, b in same if a and b]

@@ -10,7 +10,7 @@ SPECS = {
     "grguard": ["grguard", "grguard_chips", "grguard_sigma", "grguard_spill"],
     "grguard_ablation": ["grguard_ablation"],
     "grguard_deadtime": ["grguard_deadtime", "grguard_deadtime_cost", "grguard_issue"],
-    "less": ["less"],
+    "less": ["less", "less_upsets"],
     "loscache": ["loscache_full", "loscache_full_ablation", "loscache_issue"],
     "power": ["power", "power_shares"],
     "resilience": ["resilience"],

@@ -16,7 +16,7 @@ LessPath::LessPath(Core& core, const config::Config& cfg)
       write_cycles_(unsigned(cfg.get(kLessSttWrite))) {
   const std::string p = cfg.get(kLessPlacement);
   placement_all_ = p == "all";
-  placement_none_ = p == "none";
+  placement_none_ = p == "none" || p == "sram_split";
   for (auto& b : bus_free_) b.assign(size_t(cfg.get(kLessResultBuses)), 0);
   // Table 4.1 for the segment sizes: SRAM 128 KB alone, SRAM 32 KB + STT-RAM
   // 96 KB, or STT-RAM 128 KB alone.

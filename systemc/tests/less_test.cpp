@@ -117,6 +117,18 @@ TEST(LessUpsets, SttRamCellsAreImmune) {
   EXPECT_GT(u64(hyb["upsets"], "immune"), 0u);
 }
 
+// less.placement=sram_split: LA-LESS's register allocation with every
+// register SRAM: nothing in STT-RAM, and the allocation alone moves banks.
+TEST(LessAblation, SplitAllocationWithEveryRegisterSram) {
+  const config::json split = run("hotspot", {"less.enable=true", "less.placement=sram_split"});
+  const config::json none = run("hotspot", {"less.enable=true", "less.placement=none"});
+  ASSERT_FALSE(split.contains("error") || none.contains("error")) << split.dump() << none.dump();
+  EXPECT_TRUE(split["pass"].get<bool>()) << split["message"];
+  EXPECT_EQ(u64(split["less"], "stt_writes"), 0u);
+  EXPECT_EQ(split["less"]["coverage"].get<double>(), 0.0);
+  EXPECT_NE(split["cycles"], none["cycles"]) << "another allocation, other bank conflicts";
+}
+
 TEST(LessErrors, NeedsItsRegisterFile) {
   const std::string gtx = in_child([] {
     config::Config cfg = make_config("gtx480", {"less.enable=true"});
