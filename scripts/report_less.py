@@ -52,7 +52,9 @@ def strikes_section(runs, missing, wls):
         c[outcome(r)] += 1
         for k in ("flipped", "immune"):
             c[k] += (r.get("upsets") or {}).get(k, 0)
-    for name, _status, message in missing:
+    for name, status, message in missing:
+        if status != "failed":
+            continue  # not run yet
         design, w = name.split("/")[0].split("_")[1], name.split("/")[1]
         c = res.setdefault((design, w), {"masked": 0, "sdc": 0, "stopped": 0, "flipped": 0, "immune": 0})
         c[outcome(message=message)] += 1
@@ -199,6 +201,11 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
                              ("LESS, threshold 20 instructions", "less_threshold_20", "base"),
                              ("LESS, STT-RAM write 2 cycles", "less_stt_write_2", "base"),
                              ("all STT-RAM, one result bus (against base, one bus)", "all_stt_one_bus", "base_one_bus"),
+                             ("all SRAM, allocator's register count (against base)", "base_alloc", "base"),
+                             ("LA-LESS, allocator's count (against base, allocator's count)", "la_less_alloc", "base_alloc"),
+                             ("LESS, allocator's count (against base, allocator's count)", "less_alloc", "base_alloc"),
+                             ("all SRAM with the split allocation, allocator's count (against the same, unsplit)",
+                              "base_split_alloc", "base_alloc"),
                              ("base, result-bus limit off (against base)", "base_no_bus_limit", "base")):
         arows.append(abl(label, name, ref, "time") + abl("", name, ref, "coverage")[1:] + abl("", name, ref, "energy")[1:])
     md += ["## Ablations", "",
