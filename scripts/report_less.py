@@ -114,7 +114,7 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
           "is the same path with every register SRAM (`less.placement=none`): the same result buses and accounting, "
           "Table 4.1's SRAM 128 KB energies. LESS = LA-LESS + NWA-LESS (`less.placement=lifetime`, "
           "`less.narrow=true`), LA-LESS = without narrow-write pairing, all STT-RAM = `less.placement=all`.", ""]
-    md += campaign_time(runs, "less") + [""]
+    md += campaign_time(runs + strike_runs, "less") + [""]
     md += run_checks(runs, missing)
 
     cols = {k: [] for k in ("t_less", "t_la", "t_all", "cov", "cov_la", "e_less", "e_la", "e_all", "d_all", "short",
