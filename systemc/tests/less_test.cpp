@@ -117,6 +117,26 @@ TEST(LessUpsets, SttRamCellsAreImmune) {
   EXPECT_GT(u64(hyb["upsets"], "immune"), 0u);
 }
 
+// RF energy: Table 4.1's per-access energies and leakage for each design's
+// segment sizes, over the run's own access counts and time.
+TEST(LessEnergy, Table41PerSegment) {
+  struct Design { const char* placement; double rd[2], wr[2], leak_mw; };
+  const Design designs[] = {{"none", {0.131, 0.131}, {0.123, 0.123}, 130.0},
+                            {"lifetime", {0.049, 0.082}, {0.043, 0.529}, 31.2 + 3.21},
+                            {"all", {0.092, 0.092}, {0.645, 0.645}, 4.283}};
+  for (const Design& d : designs) {
+    const config::json j = run("matmul", {"less.enable=true", std::string("less.placement=") + d.placement});
+    ASSERT_FALSE(j.contains("error")) << j.dump();
+    const config::json& l = j["less"];
+    const double want = double(u64(l, "sram_reads")) * d.rd[0] + double(u64(l, "stt_reads")) * d.rd[1] +
+                        double(u64(l, "sram_writes")) * d.wr[0] + double(u64(l, "stt_writes")) * d.wr[1];
+    EXPECT_NEAR(l["dynamic_nj"].get<double>(), want, 1e-6 * want) << d.placement;
+    EXPECT_NEAR(l["leakage_mw"].get<double>(), 16 * d.leak_mw, 1e-9) << d.placement << ": 16 SMs";
+    EXPECT_NEAR(l["energy_nj"].get<double>(), l["dynamic_nj"].get<double>() + l["leakage_nj"].get<double>(), 1e-6);
+    EXPECT_GT(l["leakage_nj"].get<double>(), 0.0);
+  }
+}
+
 // less.placement=sram_split: LA-LESS's register allocation with every
 // register SRAM: nothing in STT-RAM, and the allocation alone moves banks.
 TEST(LessAblation, SplitAllocationWithEveryRegisterSram) {
