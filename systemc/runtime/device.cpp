@@ -8,9 +8,9 @@
 #include "func/memory.h"
 #include "ptx/analysis.h"
 #include "ptx/parser.h"
-#include "sm/less_keys.h"
 #include "ptx/validate.h"
 #include "runtime/resilience.h"
+#include "sm/less_keys.h"
 
 namespace relgpu::runtime {
 

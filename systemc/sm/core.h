@@ -370,7 +370,7 @@ class Core final : public SmCore {
   std::unique_ptr<GrGuard> gr_;        // null when grguard.enable is false
   std::unique_ptr<LessPath> less_;     // LESS (sm/less_unit.h); null when less.enable is false
   std::unique_ptr<Upsets> upsets_;     // RF particle strikes (sm/upsets.h); null at rf.upset_rate=0
-  RfPathHook* rf_hook_ = nullptr;      // gr_ or bot_path_ (sm/rf_path.h)
+  RfPathHook* rf_hook_ = nullptr;      // gr_, bot_path_ or less_ (sm/rf_path.h)
   std::unique_ptr<power::RfEnergyModel> rf_energy_;
   // ---- end GR-Guard ----
 

@@ -4,10 +4,17 @@
 
 #include <stdexcept>
 
+#include "common/error.h"
 #include "ptx/ir.h"
 #include "sm/core.h"
 
 namespace relgpu::sm {
+
+namespace {
+// Cycles a ready result may wait for its write: far beyond any contention
+// (a bus is held at most less.stt_write_cycles), so only a model error reaches it.
+constexpr uint64_t kStarved = 1'000'000;
+}  // namespace
 
 LessPath::LessPath(Core& core, const config::Config& cfg)
     : c_(core),
@@ -152,6 +159,10 @@ void LessPath::writeback() {
       }
     }
     if (!ok) {
+      // A result the buses and ports can never take would spin to gpu.max_cycles: stop instead.
+      if (now - in->ready > kStarved)
+        throw KernelError("less: a result of warp slot " + std::to_string(in->ws) + " waited " +
+                          std::to_string(now - in->ready) + " cycles for a result bus and its bank's write port");
       wb[keep++] = in;
       continue;
     }

@@ -13,12 +13,14 @@
 // Both segments have the SM's banks (one read and one write port each); the
 // two banks of a number share the data bus to the collectors, so operand
 // reads arbitrate as in the baseline.
-// Our choices where the paper is silent: a physical register of our
-// allocator holding any long-lived virtual register is STT-RAM (the
-// registers are not re-allocated per namespace); each segment keeps the
-// baseline's bank mapping of the register, not one indexed within its
-// namespace; segment capacity is not limited (the paper's 96 KB / 32 KB
-// split is its average); an SRAM write takes a result bus one cycle. RF
+// Our choices where the paper is silent: registers, not values, are placed
+// (the allocator colours long- and short-lived virtual registers apart);
+// each register keeps the baseline's bank, (warp + register) mod banks over
+// the split numbering (the paper's namespace mapping for SRAM, a rotation
+// of it for STT-RAM); segment capacity is not limited (the 96 KB / 32 KB
+// split is its average); an SRAM write takes a result bus one cycle; an
+// instruction whose results straddle the namespaces (a vector load) writes
+// them all as STT-RAM writes, timing and counts. RF
 // error coverage is the share of the ACE register-cycles (write -> last
 // read) spent in STT-RAM. Energy: Table 4.1 per access and leakage, for the
 // segment sizes of less.placement.
