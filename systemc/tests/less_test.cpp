@@ -25,14 +25,16 @@ config::json run(const std::string& name, const std::vector<std::string>& sets) 
     WorkloadRun r = run_workload(t.dev, name, 1);
     config::json l = config::json::object(), u = config::json::object();
     double seconds = 0;
+    uint64_t rf_writes = 0;  // the SM's own count of RF bank writes
     for (auto& d : t.dev.launches()) {
+      for (uint64_t n : d.detail["sm_total"]["rf"]["writes"]) rf_writes += n;
       if (d.detail.contains("less")) gpu::add_json(l, d.detail["less"]);
       if (d.detail.contains("upsets")) gpu::add_json(u, d.detail["upsets"]);
       seconds += d.detail.value("sim_time_ps", 0.0) * 1e-12;
     }
     if (!l.empty()) sm::derive_less(l, seconds);
     config::json j = {{"pass", r.result.pass}, {"message", r.result.message}, {"cycles", r.cycles},
-                      {"less", l}, {"upsets", u}};
+                      {"less", l}, {"upsets", u}, {"rf_writes", rf_writes}};
     return j.dump();
   });
   if (out.rfind("error", 0) == 0) return {{"error", out}};
@@ -53,6 +55,8 @@ TEST_P(LessWorkload, HybridRfKeepsTheOutput) {
   EXPECT_GT(u64(l, "sram_writes"), 0u) << "short-lived values go to SRAM";
   EXPECT_GT(l["coverage"].get<double>(), 0.0) << "long-lived values sit in STT-RAM";
   EXPECT_LE(l["coverage"].get<double>(), 1.0);
+  EXPECT_EQ(u64(l, "sram_writes") + u64(l, "stt_writes"), u64(less, "rf_writes"))
+      << "every RF write is one of the segments', counted once per launch";
   EXPECT_EQ(run(name, {"less.enable=true"}).dump(), less.dump()) << "same seed, same stats";
 
   // Every register SRAM and no result-bus limit: the baseline, cycle for cycle.
@@ -88,7 +92,8 @@ TEST(LessTiming, WriteLatencyAndNarrowWritesBite) {
   EXPECT_GT(u64(nwa["less"], "narrow_stt_writes"), 0u) << "matmul's indices are narrow";
   EXPECT_GT(u64(nwa["less"], "shared_bus_writes"), 0u) << "two narrow writes share a bus";
   EXPECT_LT(nwa["cycles"].get<uint64_t>(), slow["cycles"].get<uint64_t>()) << "NWA-LESS recovers time";
-  EXPECT_GT(u64(slow["less"], "bus_waits") + u64(slow["less"], "port_waits"), 0u);
+  EXPECT_GT(u64(slow["less"], "bus_waits"), 0u);
+  EXPECT_GT(u64(slow["less"], "port_waits"), 0u) << "an STT-RAM bank takes one write per 4 cycles";
 }
 
 // Particle strikes: SRAM cells flip, STT-RAM cells do not. At a rate where an
@@ -135,6 +140,24 @@ TEST(LessEnergy, Table41PerSegment) {
     EXPECT_NEAR(l["energy_nj"].get<double>(), l["dynamic_nj"].get<double>() + l["leakage_nj"].get<double>(), 1e-6);
     EXPECT_GT(l["leakage_nj"].get<double>(), 0.0);
   }
+}
+
+// Value lifetimes (Fig. 4.1): each value closed once, short or long by the
+// threshold in the warp's own instructions; misplacements by design.
+TEST(LessLifetimes, ThresholdSplitsTheSameValues) {
+  const config::json all = run("hotspot", {"less.enable=true", "less.placement=none", "less.lifetime_threshold=0"});
+  const config::json none = run("hotspot", {"less.enable=true", "less.placement=none", "less.lifetime_threshold=100000"});
+  const config::json stt = run("hotspot", {"less.enable=true", "less.placement=all"});
+  for (auto* j : {&all, &none, &stt}) ASSERT_FALSE(j->contains("error")) << j->dump();
+  const config::json &a = all["less"], &n = none["less"], &s = stt["less"];
+  EXPECT_EQ(u64(a, "short_values") + u64(a, "long_values"), u64(n, "short_values") + u64(n, "long_values"));
+  EXPECT_GT(u64(a, "long_values"), u64(a, "short_values")) << "most values are read at least once later";
+  EXPECT_EQ(u64(n, "long_values"), 0u);
+  EXPECT_GT(u64(s, "short_values"), 0u);
+  EXPECT_EQ(u64(s, "short_in_stt"), u64(s, "short_values")) << "all STT-RAM: every short value is misplaced";
+  EXPECT_EQ(u64(s, "long_in_sram"), 0u);
+  EXPECT_EQ(u64(n, "short_in_stt"), 0u);
+  EXPECT_EQ(u64(a, "long_in_sram"), u64(a, "long_values")) << "all SRAM: every long value is";
 }
 
 // less.placement=sram_split: LA-LESS's register allocation with every
