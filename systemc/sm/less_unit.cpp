@@ -65,12 +65,12 @@ void LessPath::begin_launch() {
   c_.regs().set_immune(stt_);  // STT-RAM cells take no particle strike (sm/upsets.h)
 }
 
-unsigned LessPath::banked_phys(const Inst& in, unsigned i, bool write) const {
+unsigned LessPath::banked_phys(const Inst& in, bool write, unsigned* out, unsigned max) const {
   const unsigned cap = c_.regs().capacity(in.ws);
   unsigned n = 0;
   for (uint16_t p : write ? in.op->wr_phys : in.op->rd_phys)
-    if (in.pbase + p < cap && n++ == i) return in.pbase + p;
-  return ~0u;
+    if (in.pbase + p < cap && n < max) out[n++] = in.pbase + p;
+  return n;
 }
 
 bool LessPath::narrow(const Inst& in) const {
@@ -134,8 +134,10 @@ void LessPath::writeback() {
       wb[keep++] = in;
       continue;
     }
+    unsigned phys[sizeof in->write_group];
+    banked_phys(*in, true, phys, in->nwrite);
     bool to_stt = false;
-    for (unsigned j = 0; j < in->nwrite; ++j) to_stt |= stt(banked_phys(*in, j, true));
+    for (unsigned j = 0; j < in->nwrite; ++j) to_stt |= stt(phys[j]);
     bool ok = true;
     for (unsigned j = 0; j < in->nwrite && ok; ++j) {
       const unsigned g = in->write_group[j];
@@ -147,7 +149,7 @@ void LessPath::writeback() {
         ok = false;
       }
     }
-    const bool nar = to_stt && narrow_on_ && narrow(*in);
+    const bool nar = ok && to_stt && narrow_on_ && narrow(*in);  // (only a write that may go checks its values)
     const unsigned len = to_stt ? write_cycles_ : 1;
     int bus = -1;
     uint8_t took = kNone;
@@ -175,7 +177,7 @@ void LessPath::writeback() {
     st_.narrow_stt += nar;
     const unsigned span = c_.regfile().span();
     for (unsigned j = 0; j < in->nwrite; ++j) {
-      const unsigned g = in->write_group[j], p = banked_phys(*in, j, true);
+      const unsigned g = in->write_group[j], p = phys[j];
       wports[g] = 1;
       if (to_stt) stt_port_free_[g] = now + len;
       for (unsigned b = 0; b < span; ++b) c_.count_rf_access(true, g * span + b);
@@ -193,7 +195,9 @@ void LessPath::writeback() {
 }
 
 void LessPath::granted(Inst* in, unsigned slot) {
-  const unsigned p = banked_phys(*in, slot, false);
+  unsigned phys[sizeof in->read_group];
+  if (banked_phys(*in, false, phys, slot + 1) <= slot) return;
+  const unsigned p = phys[slot];
   ++st_.reads[stt(p)];
   if (in->ws >= live_.size() || p >= live_[in->ws].size()) return;
   Value& v = live_[in->ws][p];

@@ -81,9 +81,9 @@ class LessPath final : public RfPathHook {
   enum Half : uint8_t { kNone = 0, kLow = 1, kHigh = 2, kBoth = 3 };
   bool narrow(const Inst& in) const;
   bool stt(unsigned p) const { return p < stt_->size() && (*stt_)[p]; }
-  // Physical register of an instruction's i-th banked read / write (the SM's
-  // read_group / write_group order).
-  unsigned banked_phys(const Inst& in, unsigned i, bool write) const;
+  // The physical registers of an instruction's first `max` banked reads /
+  // writes, in the SM's read_group / write_group order, into out; how many.
+  unsigned banked_phys(const Inst& in, bool write, unsigned* out, unsigned max) const;
   // A result bus with `need` (kBoth, or one half) free at `now`: its index
   // and the halves it gives in `took`, or -1.
   int free_bus(uint8_t need, uint64_t now, uint8_t& took) const;
