@@ -7,6 +7,7 @@
 #include "power/l2_energy.h"
 #include "sm/argo.h"
 #include "sm/less_unit.h"
+#include "sm/rise.h"
 #include "sm/uniform_unit.h"
 
 namespace relgpu::gpu {
@@ -174,6 +175,7 @@ void derive_ratios(json& d) {
     sm::derive_uniform(d["uniform"], num(d.value("sm_total", json::object()), "thread_insn"));
   if (d.contains("less") && d["less"].is_object())  // sm/less_unit.h
     sm::derive_less(d["less"], num(d, "sim_time_ps") * 1e-12);
+  if (d.contains("rise") && d["rise"].is_object()) sm::derive_rise(d["rise"]);  // sm/rise.h
   if (d.contains("power")) power::derive_power(d["power"]);
   ratio(d, "ipc", "gpu_sim_insn", "gpu_sim_cycle");
   if (d.contains("sms") && d["sms"].is_array())

@@ -77,7 +77,7 @@ void DramCtrl::issue_col(size_t i, uint64_t now, std::vector<Done>& done) {
     stats.bytes_read += kLineBytes;
     bus_free_ = now + tCL_ + occ_;
     b.next_pre = std::max(b.next_pre, now + occ_);
-    done.push_back({bus_free_, e.tag});
+    done.push_back({bus_free_, e.tag, now > e.arrive ? now - e.arrive : 0});
   }
 }
 

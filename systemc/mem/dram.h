@@ -73,6 +73,7 @@ class DramCtrl {
   struct Done {
     uint64_t cycle;  // DRAM cycle the last data beat is on the bus
     uint32_t tag;
+    uint64_t waited = 0;  // DRAM cycles from its arrival in the queue to its column command
   };
   struct Stats {
     uint64_t reads = 0, writes = 0, row_hits = 0, row_misses = 0, activates = 0, precharges = 0;

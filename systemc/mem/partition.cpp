@@ -335,7 +335,9 @@ void Partition::l2_step() {
   // Fills: the line becomes valid, then its MSHR's requests, one per cycle.
   while (!fills_.empty() && fills_.front().due <= c) {
     uint32_t m = fills_.front().mshr;
+    const uint16_t waited = uint16_t(std::min<uint64_t>(fills_.front().waited, UINT16_MAX));
     fills_.pop_front();
+    for (tlm_generic_payload* w : waiters_[m]) w->get_extension<MemExt>()->mc_pending = waited;  // RISE's T_P
     int line = mshr_[m].line;
     uint64_t k = 0;
     if (line < 0) {  // LoSCache bypass: the data was read at the lookup
@@ -431,7 +433,7 @@ void Partition::dram_step() {
   for (const DramCtrl::Done& x : done_) {
     Partition* s = slices_.at(x.tag >> kSliceShift);
     uint64_t due = s->l2clk_.ceil_of(dclk_.time_of(x.cycle)) + dram_lat_;
-    s->fills_.push_back({due, x.tag & ((1u << kSliceShift) - 1)});
+    s->fills_.push_back({due, x.tag & ((1u << kSliceShift) - 1), x.waited});
     s->l2clk_.notify_at(s->l2_ev_, due);
   }
   done_.clear();

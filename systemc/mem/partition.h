@@ -149,6 +149,7 @@ class Partition : public sc_core::sc_module {
   struct Fill {
     uint64_t due;  // L2 cycle
     uint32_t mshr;
+    uint64_t waited = 0;  // DRAM cycles the read waited in the controller's queue
   };
   struct Resp {
     uint64_t ready, seq;

@@ -50,6 +50,7 @@ struct MemExt : tlm::tlm_extension<MemExt> {
   bool bypass_l1 = false;       // .cg / volatile / atomics: not cached in L1
   std::vector<AtomLane> atoms;  // kind == atomic
   uint64_t issue_cycle = 0;     // SM cycle the request left the SM (for latency stats)
+  uint16_t mc_pending = 0;      // response: DRAM cycles its line waited in the controller's queue (RISE's T_P; 0: no DRAM read)
   // 32-B sectors of the line the request covers: 4 for an L1 line fill; for
   // uncached accesses GPGPU-Sim's segment rule (1 if the lanes' bytes fall in
   // one sector, 2 if in one aligned half, else 4). The sectored L2 spends a

@@ -170,6 +170,17 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     less_ = std::make_unique<LessPath>(*this, cfg);
     rf_hook_ = less_.get();
   }
+  if (cfg.get(kRiseEnable) || cfg.get(kSpUpsetRate) > 0) {  // RISE and SP strikes (sm/rise.h, core_rise.cpp)
+    if (cfg.get(kUniformEnable))
+      throw InputError("rise.enable and sp.upset_rate cannot be combined with uniform.enable (each owns the SP "
+                       "results between execute and writeback)");
+    num_sms_ = config::registry().count("gpu.num_sms") ? unsigned(cfg.value("gpu.num_sms").get<int64_t>()) : 1;
+    if (cfg.get(kRiseEnable)) rise_ = std::make_unique<Rise>(id_, cfg);
+    if (cfg.get(kSpUpsetRate) > 0) sp_upsets_ = std::make_unique<SpUpsets>(id_, sp_units_, cfg);
+    sp_occ_.resize(sp_units_);
+    pair_window_ = uint64_t(cfg.get(kRisePairWindow));
+    recovery_cycles_ = uint64_t(cfg.get(kRiseRecovery));
+  }
   if (cfg.get(kUpsetRate) > 0) {  // particle strikes (sm/upsets.h)
     if (gr_ || bot_ || cfg.get(kUniformEnable))
       throw InputError("rf.upset_rate needs the baseline register mapping: not with grguard.enable, bot.enable or "
@@ -219,6 +230,9 @@ void Core::begin_launch(const func::LaunchCtx& ctx) {
   started_ = false;
   if (ldst_) ldst_->begin_launch();  // sm/ldst_hook.h
   if (inst_) inst_->begin_launch();  // sm/inst_hook.h
+  if (rise_) rise_->begin_launch(uint64_t(ctx_.grid.x) * ctx_.grid.y * ctx_.grid.z, num_sms_, ctx_.gridid);
+  if (sp_upsets_) sp_upsets_->begin_launch();
+  std::fill(sp_occ_.begin(), sp_occ_.end(), SpOcc{});
   scalar_banks_ = inst_ ? regs_.scalar_banks() : 0;
 }
 
@@ -304,6 +318,7 @@ void Core::add_cta(const uint32_t ctaid[3]) {
     }
   }
   if (bot_) bot_->cta_added(cs, c.warps, ctaid, regs_);  // renaming-table fill, lane compaction
+  if (rise_) rise_->cta_added(cs, unsigned(c.warps.size()));  // IS-FRISE: its q-th block; RP counter reset
   busy_ = true;
   fetch_scan_ = true;
   next_wake_ = 0;
@@ -394,6 +409,7 @@ void Core::cycle(uint64_t now) {
   next_wake_ = UINT64_MAX;
   for (unsigned ws : rows_starting_) warps_[ws].wake = rows_.start(regs_.row_base(ws), now);  // sm/argo.h
   rows_starting_.clear();
+  if (sp_upsets_) sp_strikes();  // core_rise.cpp
 
   responses();
   if (rf_hook_) rf_hook_->arbitrate();
@@ -540,6 +556,8 @@ config::json Core::stats() const {
   if (inst_) j[inst_->stats_key()] = inst_->stats();  // sm/inst_hook.h
   if (bot_) j["bot"] = bot_->stats();
   if (less_) j["less"] = less_->stats();
+  if (rise_) j["rise"] = rise_->stats(sp_units_);
+  if (sp_upsets_) j["sp_upsets"] = sp_upsets_->stats();
   if (upsets_) j["upsets"] = upsets_->stats();
   if (gate_) j[gate_->stats_key()] = gate_->stats();  // sm/issue_gate.h
   if (sink_) j["held_cycles"] = held_cycles_;  // the global smoother's hold

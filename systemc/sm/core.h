@@ -46,7 +46,9 @@
 #include "sm/ldst_hook.h"
 #include "sm/op_timing.h"
 #include "sm/regfile.h"
+#include "sm/rise.h"
 #include "sm/sm_core.h"
+#include "sm/sp_upsets.h"
 
 namespace relgpu::sm {
 
@@ -73,6 +75,17 @@ struct StaticOp {
   uint32_t rd_dead = 0;        // GR-Guard: bit i = rd_phys[i] carries a dead bit (sm/grguard.h)
   uint32_t rd_dead_all = 0;    // the same with a dead bit on every source operand (grguard.dead_bits=all)
   bool uniform = false;        // uniform vectors: uniform when its register sources are (sm/uniform_unit.h)
+  bool dup = false;            // RISE: an SP instruction a copy can re-run from its operands (sm/rise.h)
+};
+
+// RISE's copy of one SP instruction (sm/rise.h, core_rise.cpp).
+struct RiseInst {
+  uint32_t lanes = 0;          // lanes a copy checks
+  uint32_t dup = 0;            // idle lanes holding the copy (a warp of <= 16 threads)
+  uint32_t carry_in = 0;       // the warp's carry flags before it ran
+  Rise::Why why = Rise::Why::none;
+  bool copy = false;           // a full copy issues in the next cycle
+  uint64_t buf[5][32];         // the copy's results: dbuf[0..3], d2buf
 };
 
 // One warp instruction in flight.
@@ -103,6 +116,7 @@ struct Inst {
   LdstHook::Tag ldst_tag;      // what its L2 requests carry (sm/ldst_hook.h: LoSCache)
   bool scalar = false;         // the instruction hook made it scalar at issue (sm/inst_hook.h)
   uint32_t scalar_reads = 0;   // bit i: read i is of a uniform register (its scalar slot's banks only)
+  RiseInst rise;               // RISE (sm/rise.h)
 };
 
 struct WarpSlot {
@@ -133,6 +147,14 @@ struct WarpSlot {
   bool dirty = true;
   uint8_t cached = 0, pool = 0;
   const StaticOp* cached_op = nullptr;
+  uint64_t hold = 0;           // RISE: a detected mismatch re-fetches; no issue before this cycle
+  // RISE Partial-RISE: a diverged warp ran these lanes of this warp's next
+  // instruction (at pair_pc) in its idle lanes; flips are strikes on them.
+  uint32_t pair_lanes = 0;
+  int32_t pair_pc = -1;
+  const func::Code* pair_code = nullptr;
+  uint64_t pair_until = 0;
+  uint32_t pair_flip[32] = {};
 };
 
 struct CtaSlot {
@@ -148,6 +170,7 @@ struct Scheduler {
   int last = -1;                // last issued warp slot
   std::vector<unsigned> active, pending;  // two_level pools
   unsigned group = 0;                     // fetch_group: the group with priority
+  uint64_t copy_at = UINT64_MAX;          // RISE: a full copy takes this cycle's issue slot
 };
 
 class Core final : public SmCore {
@@ -289,6 +312,7 @@ class Core final : public SmCore {
     unsigned ws = 0;
     const StaticOp* op = nullptr;
     bool fwas = false;  // picked by FWAS (fast_first_pick)
+    bool copy = false;  // RISE: the slot goes to a full copy
   };
   void select_issue();
   Stall select(Scheduler& s, Pick& p);
@@ -413,6 +437,25 @@ class Core final : public SmCore {
   void ldst_hook_cycle(Inst* starting);
   void tag_request(LineRequest& r, const Inst* in) const;
   // ---- end LD/ST hook ----
+
+  // ---- RISE and SP strikes (sm/rise.h, sm/sp_upsets.h, core_rise.cpp) ----
+  std::unique_ptr<Rise> rise_;          // null when rise.enable is false
+  std::unique_ptr<SpUpsets> sp_upsets_;  // null at sp.upset_rate=0
+  unsigned num_sms_ = 1;
+  uint64_t pair_window_ = 2, recovery_cycles_ = 20;  // rise.pair_window, rise.recovery_cycles
+  // What each SP unit ran last: the original in [start, start + ii), a full
+  // copy in [start + ii, start + 2 ii); copies in idle lanes (dup) and a
+  // paired warp's lanes (pair, of warp slot pair_ws) with the original.
+  struct SpOcc { Inst* in = nullptr; uint64_t start = 0; uint16_t ii = 0; bool copy = false; uint32_t dup = 0, pair = 0; unsigned pair_ws = 0; };
+  std::vector<SpOcc> sp_occ_;
+  func::InFlight scratch_f_;            // a copy's run
+  void rise_issue(Inst* in);                                    // at issue: a full copy or a paired one
+  void rise_dispatch(Inst* in, unsigned unit, uint32_t carry0); // after execute: run the copy, count AVF
+  void rise_pair(const Inst* in, unsigned unit);                // Partial-RISE: a ready warp at the same PC
+  void rise_compare(Inst* in);                                  // before writeback: compare, vote
+  void rerun(const Inst* in, uint64_t out[5][32]);              // the instruction again on its operands
+  void sp_strikes();                                            // start of a cycle
+  // ---- end RISE ----
 
   // stats (per launch)
   struct Stats {

@@ -60,6 +60,7 @@ std::unique_ptr<LineRequest> Core::new_request(Req::K kind, uint64_t line, unsig
   e.los_entry = -1;
   e.los_predict = e.los_mispredict = false;
   e.los_count = 0;
+  e.mc_pending = 0;
   r->addr = line;
   r->write = kind == Req::store || kind == Req::atomic;
   if (r->write) {
@@ -325,6 +326,7 @@ void Core::responses() {
     reqs_[id].kind = Req::free;
     req_free_.push_back(id);
     if (ldst_) ldst_->response(r->ext);
+    if (rise_) rise_->response(r->ext.cta, r->ext.mc_pending, now_ - r->ext.issue_cycle, now_);  // RP-FRISE
     switch (q.kind) {
       case Req::load: {
         L1D::Mshr& m = l1_.mshr(q.mshr);

@@ -97,6 +97,13 @@ StaticOp Core::make_op(const ptx::Function& fn, const func::DInstr& d) const {
   }
   if (!o.mem) o.latency = uint16_t(o.latency + result_delay_);
   o.uniform = uniform_candidate(fn, d, o);
+  switch (d.xk) {  // sm/rise.h: SP lane work a copy re-runs from the operands
+    case XK::alu: case XK::mov: case XK::pack: case XK::unpack: case XK::cvta: case XK::isspacep:
+    case XK::vote: case XK::shfl: case XK::activemask: case XK::match: case XK::redux:
+      o.dup = o.unit == Unit::sp && !o.control;
+      break;
+    default: break;
+  }
   return o;
 }
 
@@ -200,6 +207,10 @@ Stall Core::check_now(unsigned ws, const StaticOp*& op) {
   if (w.at_barrier) return kBarrier;
   if (s.control) return kScoreboard;  // waiting for a branch / control instruction
   if (!s.ib) return kIdle;
+  if (s.hold > now_) {  // RISE recovery (core_rise.cpp)
+    next_wake_ = std::min(next_wake_, s.hold);
+    return kIdle;
+  }
   if (s.ib_ready > now_) {
     next_wake_ = std::min(next_wake_, s.ib_ready);
     return kIdle;
@@ -339,6 +350,12 @@ void Core::select_issue() {
   unsigned taken[3] = {0, 0, 0};  // collectors the earlier picks will take
   for (unsigned si = 0; si < nsched_; ++si) {
     Pick& p = picks_[si];
+    p.copy = sched_[si].copy_at == now_;  // RISE: a full copy takes the slot
+    if (p.copy) {
+      p.r = kIssued;
+      p.op = nullptr;
+      continue;
+    }
     p.r = sched_[si].order.empty() ? kIdle : select(sched_[si], p);
     if (p.r == kIssued && p.op) {
       const int k = pool_of(*p.op);
@@ -360,6 +377,12 @@ void Core::issue() {
   for (unsigned si = 0; si < nsched_; ++si) {
     Scheduler& sc = sched_[si];
     Stall r = picks_[si].r;
+    if (picks_[si].copy) {  // RISE: the copy of last cycle's instruction (core_rise.cpp)
+      ++issued;
+      busy_ = true;
+      ++st_.stall[kIssued];
+      continue;
+    }
     if (r == kIssued && issued < width) {
       const Pick& p = picks_[si];
       issue_warp(p.ws, p.op);
@@ -419,6 +442,7 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
   in->pbase = s.pbase;
   in->sbase = w.frames.back().reg_base;
   in->scalar = inst_ && inst_->issued(*in);  // uniform vectors: detection at decode
+  if (rise_ || sp_upsets_) rise_issue(in);     // RISE: a full copy next cycle, or a paired one
   in->scalar_reads = 0;
   in->nread = in->nwrite = 0;
   unsigned cap = regs_.capacity(ws);
@@ -559,15 +583,17 @@ void Core::dispatch() {
       ex_->read_operands(*s.cta, *s.w, in->f);
       if (rf_hook_) rf_hook_->operands_read(in);
       if (inst_) inst_->dispatched(*in, now_);
+      const uint32_t carry0 = s.w->carry;
       ex_->execute(*s.cta, *s.w, in->f);
+      if ((rise_ || sp_upsets_) && op.unit == Unit::sp) rise_dispatch(in, unsigned(fu - fu_sp_.data()), carry0);
       ++s.dispatch_seq;
       slot = nullptr;
       ++oc_free_[k];
       in->oc = -1;
       busy_ = true;
       if (fu) {
-        fu->next_free = now_ + (in->scalar && inst_->one_cycle() ? 1u : op.ii);
-        in->ready = now_ + op.latency;
+        fu->next_free = now_ + (in->scalar && inst_->one_cycle() ? 1u : op.ii) * (in->rise.copy ? 2u : 1u);
+        in->ready = now_ + std::max<uint64_t>(op.latency, in->rise.copy ? 2u * op.ii : 0u);
         wb_.push_back(in);
       } else {
         ldq_.push_back(in);
@@ -620,6 +646,10 @@ void Core::complete(Inst* in) {
   func::Warp& w = *s.w;
   func::Cta& cta = *s.cta;
   if (inst_) inst_->writing(*in);
+  if (rise_) rise_compare(in);  // core_rise.cpp
+  if (sp_upsets_)
+    for (SpOcc& o : sp_occ_)
+      if (o.in == in) o.in = nullptr;
   ex_->writeback(cta, w, in->f);
   if (inst_) inst_->written(*in, now_);
   if (!rf_observers_.empty())
