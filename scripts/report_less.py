@@ -4,7 +4,7 @@ all-STT-RAM RF against an all-SRAM one (Fig. 4.5, Fig. 4.6), value lifetimes (Fi
 (Fig. 4.3), and the ablations of the modelling choices. The explanations are in scripts/report_less_notes.md."""
 import os
 
-from report_lib import bars, campaign_time, cfg, mean, pct, run_checks, save_page, table
+from report_lib import bars, campaign_time, cfg, mean, pct, run_checks, save_page, split_strikes, strike_outcome, table
 
 # Spec 000 §2 (Tan dissertation §4.2, §4.4): averages over the chapter's benchmarks.
 PAPER = {"less_time": 0.04, "la_time": 0.11, "all_time": 0.70, "coverage": 0.86, "energy": -0.60,
@@ -36,11 +36,6 @@ def accesses_per_sm_cycle(run):
     return n / (run["gpu_sim_cycle"] * sms) if run.get("gpu_sim_cycle") else None
 
 
-def outcome(run=None, message=""):
-    """A strike run's outcome: masked (its output check passed), sdc (a wrong output) or stopped."""
-    if run is not None:
-        return "masked" if run.get("output_check") == "pass" else "sdc"
-    return "sdc" if "output check" in message or "wrong output" in message else "stopped"
 
 
 def strikes_section(runs, missing, wls):
@@ -49,7 +44,7 @@ def strikes_section(runs, missing, wls):
     for r in runs:
         design, w = r["_name"].split("/")[0].split("_")[1], r["workload"]
         c = res.setdefault((design, w), {"masked": 0, "sdc": 0, "stopped": 0, "flipped": 0, "immune": 0})
-        c[outcome(r)] += 1
+        c[strike_outcome(r)] += 1
         for k in ("flipped", "immune"):
             c[k] += (r.get("upsets") or {}).get(k, 0)
     for name, status, message in missing:
@@ -57,7 +52,7 @@ def strikes_section(runs, missing, wls):
             continue  # not run yet
         design, w = name.split("/")[0].split("_")[1], name.split("/")[1]
         c = res.setdefault((design, w), {"masked": 0, "sdc": 0, "stopped": 0, "flipped": 0, "immune": 0})
-        c[outcome(message=message)] += 1
+        c[strike_outcome(message=message)] += 1
     if not res:
         return []
     rows, tot = [], {d: {"masked": 0, "sdc": 0, "stopped": 0, "flipped": 0, "immune": 0} for d in ("sram", "less")}
@@ -92,10 +87,7 @@ def strikes_section(runs, missing, wls):
 
 
 def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes the store; this one reads only its runs)
-    strike_runs = [r for r in runs if r["_name"].startswith("strikes_")]
-    strike_missing = [m for m in missing if m[0].startswith("strikes_")]
-    runs = [r for r in runs if not r["_name"].startswith("strikes_")]
-    missing = [m for m in missing if not m[0].startswith("strikes_")]
+    strike_runs, strike_missing, runs, missing = split_strikes(runs, missing)
     by = {}
     for r in runs:
         name = r["_name"].split("/")[0]

@@ -95,6 +95,22 @@ def run_checks(runs, missing):
     return md
 
 
+def strike_outcome(run=None, message=""):
+    """A strike run's outcome: masked (its output check passed), sdc (a wrong output) or stopped."""
+    if run is not None:
+        return "masked" if run.get("output_check") == "pass" else "sdc"
+    return "sdc" if "output check" in message or "wrong output" in message else "stopped"
+
+
+def split_strikes(runs, missing):
+    """The strike campaign's runs (names strikes_*) apart from the others: strike runs, their missing ones,
+    the other runs, theirs."""
+    def hit(name):
+        return name.startswith("strikes_")
+    return ([r for r in runs if hit(r["_name"])], [m for m in missing if hit(m[0])],
+            [r for r in runs if not hit(r["_name"])], [m for m in missing if not hit(m[0])])
+
+
 def cfg(run, key):
     return run["config"].get(key)
 
