@@ -15,10 +15,11 @@ void Core::rise_issue(Inst* in) {
   if (!rise_) return;
   WarpSlot& s = warps_[in->ws];
   const bool paired = s.pair_lanes && s.pair_pc == in->f.pc && s.pair_code == in->f.code && now_ <= s.pair_until;
-  if (s.pair_lanes && !paired) ++rise_->st.pairs_expired;
+  if (s.pair_lanes && !(paired && in->op->dup)) ++rise_->st.pairs_expired;
   if (in->op->dup) {
     const Rise::Why why = rise_->full_copy(s.cta_slot);
-    if (why != Rise::Why::none) {
+    if (why != Rise::Why::none) {  // a full copy checks every lane; a pairing is then moot
+      if (paired) ++rise_->st.pairs_expired;
       in->rise.why = why;
       in->rise.copy = true;
       sched_[in->ws % nsched_].copy_at = now_ + 1;  // the copy issues in the next cycle
@@ -117,7 +118,7 @@ void Core::rise_compare(Inst* in) {
   ++st.compared;
   func::InFlight& f = in->f;
   const unsigned nd = std::min<unsigned>(f.ndst, 4);
-  const bool pair = f.d->dst2 >= 0;
+  const bool pair = f.d->dst2 >= 0 && f.d->xk != func::XK::mov;  // as Executor::writeback
   auto slot = [&](unsigned k) -> uint64_t* { return k < 4 ? f.dbuf[k] : f.d2buf; };
   uint32_t bad = 0;
   for (uint32_t m = r.lanes; m; m &= m - 1) {

@@ -113,6 +113,8 @@ class Rise {
     uint64_t busy_unit_cycles = 0, partly_idle_unit_cycles = 0;  // unit-cycles with all / some lanes idle
     uint64_t copies[6] = {};        // by Why: instructions with a copy
     uint64_t copy_lane_cycles = 0;  // lane-cycles the copies took
+    // pairings: set up, checked by the partner's instruction, and not (it issued too late, another
+    // instruction first, or under Full-RISE)
     uint64_t pairs_set = 0, pairs_used = 0, pairs_expired = 0;
     uint64_t rc_set = 0, rc_sum = 0, is_blocks = 0;
     uint64_t compared = 0, mismatches = 0, recovered_lanes = 0, recovery_cycles = 0;
