@@ -172,28 +172,36 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001
     md += ["![AVF reduction and time per workload](rise_workloads.png)", ""]
 
     # Characterisation: idle SPs and what each mechanism found.
-    chrows = []
+    chrows, same, free = [], [], []
     for i, w in enumerate(wls):
         r, p = get("rise", w), get("partial", w)
         used, setp = rise(p, "pairs_used") or 0, rise(p, "pairs_set") or 0
+        q = get("pairs_partial", w)
+        n = rise(q, "pair_searches")
+        same.append(rise(q, "pair_same_pc") / n if n else None)
+        free.append(rise(q, "pairs_set") / n if n else None)
         chrows.append([w, pct(base_cols["util"][i]), pct(base_cols["idle_all"][i]), pct(base_cols["idle_part"][i]),
                        str(rise(get("rp", w), "rc_set") or 0), str(rise(get("is", w), "is_blocks") or 0),
-                       str(rise(p, "copies", ) and rise(p, "copies").get("intra", 0) or 0),
-                       f"{setp} / {pct(used / setp) if setp else 'n/a'}",
+                       str((rise(p, "copies") or {}).get("intra", 0)),
+                       f"{setp} / {pct(used / setp) if setp else 'n/a'}", f"{n or 0}", pct(same[-1]), pct(free[-1]),
                        pct(rise(r, "protected_fraction"))])
     chrows.append(["**mean**", pct(mean(base_cols["util"])), pct(mean(base_cols["idle_all"])),
-                   pct(mean(base_cols["idle_part"])), "", "", "", "", ""])
+                   pct(mean(base_cols["idle_part"])), "", "", "", "", "", pct(mean(same)), pct(mean(free)), ""])
     chrows.append(["paper", "", pct(PAPER["idle_all"], 0) + " (all SPs idle)", pct(PAPER["idle_part"], 0), "", "",
-                   "", "", ""])
+                   "", "", "", "over 50%", "16%", ""])
     md += ["## Where the SPs idle, and what RISE finds there (§3.1)", "",
            "Utilization = executed SP lane-cycles over all SP lanes; idle = SP unit-cycles with no instruction "
            "(every lane idle) and with some lanes idle (the paper: all SPs idle 35% of the time, partly 11%). "
            "RC counters set = RP-FRISE responses that set a block's counter; IS blocks = blocks run twice by "
            "IS-FRISE; intra = instructions of warps with at most 16 threads copied into their own idle lanes; "
            "pairings = diverged warps that ran another warp's lanes, and the share whose partner then issued "
-           "within the window; protected = the lane-cycles RISE checks.", "",
+           "within the window; diverged = the diverged instructions that looked for a partner, with the share "
+           "that found a ready warp of their scheduler at the same PC, and the share whose partner had lanes where "
+           "they were idle (no lane conflict; from `regress/rise_pairs.json`); protected = the lane-cycles RISE "
+           "checks.", "",
            table(["workload", "SP utilization", "idle", "partly idle", "RC counters set", "IS blocks",
-                  "intra copies", "pairings / used", "protected (RISE)"], chrows), ""]
+                  "intra copies", "pairings / used", "diverged", "same PC", "no lane conflict",
+                  "protected (RISE)"], chrows), ""]
 
     def abl(label, name, ref, base="base"):
         cut = mean([avf_cut(get(base, w), get(name, w)) for w in wls])

@@ -87,6 +87,8 @@ config::json Rise::stats(unsigned sp_units) const {
           {"pairs_set", st.pairs_set},
           {"pairs_used", st.pairs_used},
           {"pairs_expired", st.pairs_expired},
+          {"pair_searches", st.pair_searches},
+          {"pair_same_pc", st.pair_same_pc},
           {"rc_set", st.rc_set},
           {"rc_sum", st.rc_sum},
           {"is_blocks", st.is_blocks},

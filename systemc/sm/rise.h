@@ -116,6 +116,9 @@ class Rise {
     // pairings: set up, checked by the partner's instruction, and not (it issued too late, another
     // instruction first, or under Full-RISE)
     uint64_t pairs_set = 0, pairs_used = 0, pairs_expired = 0;
+    // diverged instructions that looked for a partner, and those that found a ready warp at the same PC
+    // (before the lane-conflict test; §3.1.2: over 50%, 16% without a conflict)
+    uint64_t pair_searches = 0, pair_same_pc = 0;
     uint64_t rc_set = 0, rc_sum = 0, is_blocks = 0;
     uint64_t compared = 0, mismatches = 0, recovered_lanes = 0, recovery_cycles = 0;
   } st;
