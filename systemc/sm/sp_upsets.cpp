@@ -19,6 +19,7 @@ uint64_t SpUpsets::gap() {
 bool SpUpsets::next_before(uint64_t now, Strike& s) {
   if (next_ >= now) return false;
   s.cycle = next_;
+  ++strikes_;
   s.unit = unsigned(rng_() % units_);
   s.lane = unsigned(rng_() % 32);
   s.bit = unsigned(rng_() % 32);
@@ -27,7 +28,7 @@ bool SpUpsets::next_before(uint64_t now, Strike& s) {
 }
 
 config::json SpUpsets::stats() const {
-  return {{"idle_unit", hits_[idle_unit]}, {"idle_lane", hits_[idle_lane]}, {"original", hits_[original]},
+  return {{"strikes", strikes_}, {"idle_unit", hits_[idle_unit]}, {"idle_lane", hits_[idle_lane]}, {"original", hits_[original]},
           {"copy", hits_[copy]},
           {"no_result", hits_[no_result]}, {"original_unprotected", unprotected_}};
 }

@@ -31,7 +31,7 @@ class SpUpsets {
   enum Hit : uint8_t { idle_unit, idle_lane, original, copy, no_result, count_ };
   void count(Hit h) { ++hits_[h]; }
   void count_unprotected() { ++unprotected_; }
-  void begin_launch() { std::fill(std::begin(hits_), std::end(hits_), 0), unprotected_ = 0; }
+  void begin_launch() { std::fill(std::begin(hits_), std::end(hits_), 0), unprotected_ = strikes_ = 0; }
   config::json stats() const;
 
  private:
@@ -40,7 +40,7 @@ class SpUpsets {
   double mean_;
   std::mt19937_64 rng_;
   uint64_t next_ = 0;
-  uint64_t hits_[count_] = {}, unprotected_ = 0;
+  uint64_t hits_[count_] = {}, unprotected_ = 0, strikes_ = 0;
 };
 
 }  // namespace relgpu::sm

@@ -76,6 +76,12 @@ TEST_P(RiseWorkload, CopiesKeepTheOutput) {
   EXPECT_EQ(all["rise"]["sp_avf"].get<double>(), 0.0) << "every SP lane result is checked";
   EXPECT_EQ(u64(all["rise"]["copies"], "all"), u64(all["rise"], "sp_insn"));
   EXPECT_GE(all["cycles"].get<uint64_t>(), count["cycles"].get<uint64_t>()) << "copies take issue slots";
+  // Unit-cycles: an SP instruction's initiation interval (at least 1), twice with a copy.
+  EXPECT_GE(u64(count["rise"], "busy_unit_cycles"), u64(count["rise"], "sp_insn"));
+  if (u64(all["rise"], "sp_insn") == u64(count["rise"], "sp_insn"))  // bfs's work depends on timing
+    EXPECT_EQ(u64(all["rise"], "busy_unit_cycles"), 2 * u64(count["rise"], "busy_unit_cycles"));
+  EXPECT_LE(u64(count["rise"], "partly_idle_unit_cycles"), u64(count["rise"], "busy_unit_cycles"));
+  EXPECT_LE(u64(count["rise"], "sp_lane_cycles"), 32 * u64(count["rise"], "busy_unit_cycles"));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, RiseWorkload, ::testing::ValuesIn([] {
@@ -159,7 +165,12 @@ TEST(RiseTiming, CopiesAndRecoveryCostCycles) {
   EXPECT_EQ(part["cycles"], run("bfs", kCount)["cycles"]) << "Partial-RISE takes no issue slot";
   const config::json nw = run("nw", with(kCount, {"rise.partial=true"}));
   EXPECT_GT(u64(nw["rise"]["copies"], "intra"), 0u) << "nw's 16-thread warps copy into their idle lanes";
-  EXPECT_LT(nw["rise"]["sp_avf"].get<double>(), run("nw", kCount)["rise"]["sp_avf"].get<double>());
+  const config::json nw0 = run("nw", kCount);
+  EXPECT_LT(nw["rise"]["sp_avf"].get<double>(), nw0["rise"]["sp_avf"].get<double>());
+  // nw's warps have 16 threads: every SP unit-cycle has idle lanes; matmul's are full.
+  EXPECT_EQ(u64(nw0["rise"], "partly_idle_unit_cycles"), u64(nw0["rise"], "busy_unit_cycles"));
+  const config::json mm = run("matmul", kCount);
+  EXPECT_LT(u64(mm["rise"], "partly_idle_unit_cycles"), u64(mm["rise"], "busy_unit_cycles") / 4);
 }
 
 // Strikes on SP lanes: a plain run's output is corrupted (wrong or stopped);
@@ -174,6 +185,12 @@ TEST(RiseStrikes, CopiesCatchWhatCorruptsAPlainRun) {
   EXPECT_GT(u64(all["sp_upsets"], "original"), 0u);
   EXPECT_EQ(u64(all["sp_upsets"], "original_unprotected"), 0u);
   EXPECT_GT(u64(all["rise"], "mismatches"), 0u);
+  EXPECT_EQ(u64(all["rise"], "recovery_cycles"), 20 * u64(all["rise"], "mismatches")) << "rise.recovery_cycles each";
+  const config::json& up = all["sp_upsets"];
+  EXPECT_EQ(u64(up, "idle_unit") + u64(up, "idle_lane") + u64(up, "original") + u64(up, "copy"), u64(up, "strikes"))
+      << "each strike lands somewhere";
+  EXPECT_GT(u64(up, "copy"), 0u);
+  EXPECT_GT(u64(up, "idle_unit"), 0u);
   EXPECT_EQ(u64(all["rise"], "recovered_lanes"), u64(all["sp_upsets"], "original") - u64(all["sp_upsets"], "no_result"))
       << "each struck original lane is voted back (no two strikes on one result here)";
   // Recovery re-fetches: a longer penalty, more cycles.
