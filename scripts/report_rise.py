@@ -32,6 +32,11 @@ def avf_cut(base, run):
     return None if a is None or not b else 1 - a / b
 
 
+def dram_per_insn(run):
+    n, r = rise(run, "sp_insn"), (run or {}).get("dram", {}).get("reads")
+    return f"{r / n:.3f}" if n and r is not None else "n/a"
+
+
 def idle(run):
     """Shares of the SP unit-cycles with every lane idle and with some lanes idle."""
     cap = rise(run, "capacity_lane_cycles")
@@ -184,11 +189,11 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001
                        str(rise(get("rp", w), "rc_set") or 0), str(rise(get("is", w), "is_blocks") or 0),
                        str((rise(p, "copies") or {}).get("intra", 0)),
                        f"{setp} / {pct(used / setp) if setp else 'n/a'}", f"{n or 0}", pct(same[-1]), pct(free[-1]),
-                       pct(rise(r, "protected_fraction"))])
+                       dram_per_insn(get("base", w)), pct(rise(r, "protected_fraction"))])
     chrows.append(["**mean**", pct(mean(base_cols["util"])), pct(mean(base_cols["idle_all"])),
-                   pct(mean(base_cols["idle_part"])), "", "", "", "", "", pct(mean(same)), pct(mean(free)), ""])
+                   pct(mean(base_cols["idle_part"])), "", "", "", "", "", pct(mean(same)), pct(mean(free)), "", ""])
     chrows.append(["paper", "", pct(PAPER["idle_all"], 0) + " (all SPs idle)", pct(PAPER["idle_part"], 0), "", "",
-                   "", "", "", "over 50%", "16%", ""])
+                   "", "", "", "over 50%", "16%", "", ""])
     md += ["## Where the SPs idle, and what RISE finds there (§3.1)", "",
            "Utilization = executed SP lane-cycles over all SP lanes; idle = SP unit-cycles with no instruction "
            "(every lane idle) and with some lanes idle (the paper: all SPs idle 35% of the time, partly 11%). "
@@ -197,17 +202,18 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001
            "pairings = diverged warps that ran another warp's lanes, and the share whose partner then issued "
            "within the window; diverged = the diverged instructions that looked for a partner, with the share "
            "that found a ready warp of their scheduler at the same PC, and the share whose partner had lanes where "
-           "they were idle (no lane conflict; from `regress/rise_pairs.json`); protected = the lane-cycles RISE "
-           "checks.", "",
+           "they were idle (no lane conflict; from `regress/rise_pairs.json`); DRAM reads / SP instruction = the "
+           "baseline's line reads from DRAM per SP instruction (only a DRAM-served response carries an RC); "
+           "protected = the lane-cycles RISE checks.", "",
            table(["workload", "SP utilization", "idle", "partly idle", "RC counters set", "IS blocks",
                   "intra copies", "pairings / used", "diverged", "same PC", "no lane conflict",
-                  "protected (RISE)"], chrows), ""]
+                  "DRAM reads / SP instruction", "protected (RISE)"], chrows), ""]
 
     def abl(label, name, ref, base="base"):
         cut = mean([avf_cut(get(base, w), get(name, w)) for w in wls])
         t = mean([slower(get(base, w), get(name, w)) for w in wls])
-        rcut = mean([avf_cut(get(base, w), get(ref, w)) for w in wls])
-        rt = mean([slower(get(base, w), get(ref, w)) for w in wls])
+        rcut = mean([avf_cut(get("base", w), get(ref, w)) for w in wls])
+        rt = mean([slower(get("base", w), get(ref, w)) for w in wls])
         return [label, pct(cut), pct(t, 1, True), pct(rcut), pct(rt, 1, True)]
 
     arows = [abl("RP-FRISE, T_thr_pend 0 (against 16)", "rp_thr0", "rp"),
@@ -216,12 +222,17 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001
              abl("RP-FRISE, T_ref_lat 256", "rp_ref256", "rp"),
              abl("Partial-RISE, pairing window 1 cycle (against 2)", "partial_window1", "partial"),
              abl("RISE under GTO (against its own baseline)", "rise_gto", "rise", "base_gto"),
-             abl("RISE under two-level (against its own baseline)", "rise_two_level", "rise", "base_two_level")]
+             abl("RISE under two-level (against its own baseline)", "rise_two_level", "rise", "base_two_level"),
+             abl("RISE, one SP unit per SM (against its own baseline)", "rise_sp1", "rise", "base_sp1"),
+             abl("every instruction twice, one SP unit per SM", "all_sp1", "all", "base_sp1")]
+    avf1 = mean([rise(get("base_sp1", w), "sp_avf") for w in wls])
     md += ["## Ablations", "",
-           "Each row switches one choice; means over the workloads, against the baseline with the same scheduler; "
-           "the last two columns are the design it varies. The paper's sensitivity study (Fair, FRFS, LWM, "
+           "Each row switches one choice; means over the workloads, against the baseline with the same choice "
+           "(scheduler, SP units); the last two columns are the design it varies, as built (against `base`). The paper's sensitivity study (Fair, FRFS, LWM, "
            f"two-level) found about {pct(PAPER['sched'][0], 0)} AVF reduction at {pct(PAPER['sched'][1], 0, True)}.",
-           "", table(["design", "AVF reduction", "time", "reference: AVF reduction", "time"], arows), ""]
+           "", table(["design", "AVF reduction", "time", "reference: AVF reduction", "time"], arows), "",
+           f"The baseline's SP AVF with one SP unit per SM: {pct(avf1)} (two units: "
+           f"{pct(mean(base_cols['avf']))}; paper {pct(PAPER['avf'], 0)}).", ""]
 
     md += strikes_section(strike_runs, strike_missing, wls)
 

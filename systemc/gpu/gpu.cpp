@@ -212,11 +212,11 @@ json Gpu::kernel_stats(uint64_t& thread_insn, uint64_t& warp_insn) const {
     // Sizes are in the effective config; as stats they would add up.
     if (j.contains("rf")) j["rf"].erase("banks");
     if (j.contains("oc")) j["oc"].erase("collectors");
-    // Every SM's RF leaks for the whole launch (power/rf_energy.h).
     if (j.contains("rise")) {  // RISE: the SM's SP lanes over the whole launch (sm/rise.h)
       j["rise"]["capacity_lane_cycles"] = j["kernel_cycles"].get<uint64_t>() * j["rise"]["sp_lanes"].get<uint64_t>();
       j["rise"].erase("sp_lanes");
     }
+    // Every SM's RF leaks for the whole launch (power/rf_energy.h).
     if (j.contains("energy")) power::integrate_leakage(j["energy"], double(end_ps_ - start_ps_) * 1e-12);
     add_json(total, j);
     sms.push_back(std::move(j));
