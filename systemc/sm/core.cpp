@@ -179,6 +179,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     if (cfg.get(kSpUpsetRate) > 0) sp_upsets_ = std::make_unique<SpUpsets>(id_, sp_units_, cfg);
     sp_occ_.resize(sp_units_);
     pair_window_ = uint64_t(cfg.get(kRisePairWindow));
+    pair_sm_ = cfg.get(kRisePairScope) == "sm";
     recovery_cycles_ = uint64_t(cfg.get(kRiseRecovery));
   }
   if (cfg.get(kUpsetRate) > 0) {  // particle strikes (sm/upsets.h)

@@ -443,6 +443,7 @@ class Core final : public SmCore {
   std::unique_ptr<SpUpsets> sp_upsets_;  // null at sp.upset_rate=0
   unsigned num_sms_ = 1;
   uint64_t pair_window_ = 2, recovery_cycles_ = 20;  // rise.pair_window, rise.recovery_cycles
+  bool pair_sm_ = false;                             // rise.pair_scope=sm
   // What each SP unit ran last: the original in [start, start + ii), a full
   // copy in [start + ii, start + 2 ii); copies in idle lanes (dup) and a
   // paired warp's lanes (pair, of warp slot pair_ws) with the original.

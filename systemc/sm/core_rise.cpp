@@ -90,27 +90,32 @@ void Core::rise_dispatch(Inst* in, unsigned unit, uint32_t carry0) {
 }
 
 // A diverged warp's idle lanes run the lanes of a ready warp of its
-// scheduler whose next instruction is the same one, where that warp is active.
+// scheduler (rise.pair_scope=sm: of the SM) whose next instruction is the
+// same one, where that warp is active.
 void Core::rise_pair(const Inst* in, unsigned unit) {
   ++rise_->st.pair_searches;
-  bool same_pc = false;
-  for (unsigned j : sched_[in->ws % nsched_].order) {
-    WarpSlot& t = warps_[j];
-    if (j == in->ws || !t.w || t.w->done || t.pair_lanes || rise_->full_mode(t.cta_slot)) continue;
-    if (t.w->frames.empty() || t.w->frames.back().code != in->f.code || t.w->pc() != in->f.pc) continue;
-    const StaticOp* op = nullptr;
-    if (check(j, op) != kIssued) continue;
-    if (!same_pc) ++rise_->st.pair_same_pc, same_pc = true;
-    const uint32_t lanes = t.w->active() & ~in->f.exec & live_lanes(j);
-    if (!lanes) continue;
-    t.pair_lanes = lanes;
-    t.pair_pc = in->f.pc;
-    t.pair_code = in->f.code;
-    t.pair_until = now_ + pair_window_;
-    std::fill(std::begin(t.pair_flip), std::end(t.pair_flip), 0u);
-    ++rise_->st.pairs_set;
-    if (sp_upsets_) sp_occ_[unit].pair = lanes, sp_occ_[unit].pair_ws = j;
-    return;
+  bool same_pc = false, any_pc = false;
+  for (unsigned si = 0; si < nsched_; ++si) {
+    if (!pair_sm_ && si != in->ws % nsched_) continue;  // rise.pair_scope
+    for (unsigned j : sched_[si].order) {
+      WarpSlot& t = warps_[j];
+      if (j == in->ws || !t.w || t.w->done || t.pair_lanes || rise_->full_mode(t.cta_slot)) continue;
+      if (t.w->frames.empty() || t.w->frames.back().code != in->f.code || t.w->pc() != in->f.pc) continue;
+      if (!any_pc) ++rise_->st.pair_same_pc_any, any_pc = true;
+      const StaticOp* op = nullptr;
+      if (check(j, op) != kIssued) continue;
+      if (!same_pc) ++rise_->st.pair_same_pc, same_pc = true;
+      const uint32_t lanes = t.w->active() & ~in->f.exec & live_lanes(j);
+      if (!lanes) continue;
+      t.pair_lanes = lanes;
+      t.pair_pc = in->f.pc;
+      t.pair_code = in->f.code;
+      t.pair_until = now_ + pair_window_;
+      std::fill(std::begin(t.pair_flip), std::end(t.pair_flip), 0u);
+      ++rise_->st.pairs_set;
+      if (sp_upsets_) sp_occ_[unit].pair = lanes, sp_occ_[unit].pair_ws = j;
+      return;
+    }
   }
 }
 

@@ -89,6 +89,7 @@ config::json Rise::stats(unsigned sp_units) const {
           {"pairs_expired", st.pairs_expired},
           {"pair_searches", st.pair_searches},
           {"pair_same_pc", st.pair_same_pc},
+          {"pair_same_pc_any", st.pair_same_pc_any},
           {"rc_set", st.rc_set},
           {"rc_sum", st.rc_sum},
           {"is_blocks", st.is_blocks},

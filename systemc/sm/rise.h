@@ -41,6 +41,7 @@
 // dispatches (the paper: at its writeback).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/config.h"
@@ -80,6 +81,11 @@ inline const config::Key<int64_t> kRisePairWindow{
     "rise.pair_window", 2, "cycles",
     "Partial-RISE: a paired warp's instruction compares its copied lanes if it issues within this many cycles "
     "(the paper: the following cycle)", 1, 1000};
+inline const config::Key<std::string> kRisePairScope{
+    "rise.pair_scope", "scheduler", "",
+    "Partial-RISE: where a diverged warp looks for a partner: the ready warps of its own scheduler (the "
+    "paper's comparators sit in the warp scheduler) or of the whole SM (ablation)",
+    std::vector<std::string>{"scheduler", "sm"}};
 inline const config::Key<int64_t> kRiseSeed{"rise.seed", 1, "",
                                             "IS-FRISE: seed of the draw of the r SMs predicted to run q + 1 blocks",
                                             0, 1e18};
@@ -119,6 +125,7 @@ class Rise {
     // diverged instructions that looked for a partner, and those that found a ready warp at the same PC
     // (before the lane-conflict test; §3.1.2: over 50%, 16% without a conflict)
     uint64_t pair_searches = 0, pair_same_pc = 0;
+    uint64_t pair_same_pc_any = 0;  // ... a warp at the same PC, ready or not
     uint64_t rc_set = 0, rc_sum = 0, is_blocks = 0;
     uint64_t compared = 0, mismatches = 0, recovered_lanes = 0, recovery_cycles = 0;
   } st;
