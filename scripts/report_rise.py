@@ -209,6 +209,27 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001
                   "intra copies", "pairings / used", "diverged", "same PC", "no lane conflict",
                   "DRAM reads / SP instruction", "protected (RISE)"], chrows), ""]
 
+    # Partner search: the diverged warp's scheduler (as built) against the whole SM.
+    def share(name, key):
+        xs = []
+        for w in wls:
+            n = rise(get(name, w), "pair_searches")
+            xs.append(rise(get(name, w), key) / n if n and rise(get(name, w), key) is not None else None)
+        return pct(mean(xs))
+
+    prow = [["its scheduler (as built)", "n/a", share("pairs_partial", "pair_same_pc"),
+             share("pairs_partial", "pairs_set"),
+             pct(mean([avf_cut(get("base", w), get("pairs_partial", w)) for w in wls]))],
+            ["the whole SM (`rise.pair_scope=sm`)", share("pairs_partial_sm", "pair_same_pc_any"),
+             share("pairs_partial_sm", "pair_same_pc"), share("pairs_partial_sm", "pairs_set"),
+             pct(mean([avf_cut(get("base", w), get("pairs_partial_sm", w)) for w in wls]))],
+            ["paper", "", "over 50%", "16%", f"{pct(PAPER['partial'][0], 0)} (Cat3)"]]
+    md += ["## Partner search (§3.1.2, regress/rise_pairs.json)", "",
+           "Shares of the diverged SP instructions that look for a partner (means over the workloads that have "
+           "any): a warp at the same PC, ready or not; a ready one; one without a lane conflict (a pairing). "
+           "The last column is Partial-RISE's AVF reduction with that search.", "",
+           table(["partners among", "same PC", "same PC, ready", "no lane conflict", "AVF reduction"], prow), ""]
+
     def abl(label, name, ref, base="base"):
         cut = mean([avf_cut(get(base, w), get(name, w)) for w in wls])
         t = mean([slower(get(base, w), get(name, w)) for w in wls])
