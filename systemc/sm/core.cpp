@@ -97,6 +97,7 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
   {
     reliability::RfGeometry g;
     g.sms = config::registry().count("gpu.num_sms") ? unsigned(cfg.value("gpu.num_sms").get<int64_t>()) : id_ + 1;
+    num_sms_ = g.sms;  // RISE's IS-FRISE divides a launch's blocks by it
     g.banks = rf_.banks(), g.rows = rf_.entries(), g.entry_bits = rf_.entry_bits();
     chip_ = reliability::Chip::shared(cfg, g);
     regs_.set_faults(chip_->faults() ? &chip_->rf_faults(id_) : nullptr, cfg.get(reliability::kRfSecded));
@@ -174,7 +175,6 @@ Core::Core(unsigned sm_id, const config::Config& cfg, MemPort& port)
     if (cfg.get(kUniformEnable))
       throw InputError("rise.enable and sp.upset_rate cannot be combined with uniform.enable (each owns the SP "
                        "results between execute and writeback)");
-    num_sms_ = config::registry().count("gpu.num_sms") ? unsigned(cfg.value("gpu.num_sms").get<int64_t>()) : 1;
     if (cfg.get(kRiseEnable)) rise_ = std::make_unique<Rise>(id_, cfg);
     if (cfg.get(kSpUpsetRate) > 0) sp_upsets_ = std::make_unique<SpUpsets>(id_, sp_units_, cfg);
     sp_occ_.resize(sp_units_);

@@ -84,8 +84,9 @@ struct RiseInst {
   uint32_t dup = 0;            // idle lanes holding the copy (a warp of <= 16 threads)
   uint32_t carry_in = 0;       // the warp's carry flags before it ran
   Rise::Why why = Rise::Why::none;
-  bool copy = false;           // a full copy issues in the next cycle
   uint64_t buf[5][32];         // the copy's results: dbuf[0..3], d2buf
+  // A full copy issues in the next cycle (Full-RISE); the others ride in idle lanes.
+  bool copy() const { return why == Rise::Why::all || why == Rise::Why::idle_sm || why == Rise::Why::pending; }
 };
 
 // One warp instruction in flight.

@@ -592,8 +592,8 @@ void Core::dispatch() {
       in->oc = -1;
       busy_ = true;
       if (fu) {
-        fu->next_free = now_ + (in->scalar && inst_->one_cycle() ? 1u : op.ii) * (in->rise.copy ? 2u : 1u);
-        in->ready = now_ + std::max<uint64_t>(op.latency, in->rise.copy ? 2u * op.ii : 0u);
+        fu->next_free = now_ + (in->scalar && inst_->one_cycle() ? 1u : op.ii) * (in->rise.copy() ? 2u : 1u);
+        in->ready = now_ + std::max<uint64_t>(op.latency, in->rise.copy() ? 2u * op.ii : 0u);
         wb_.push_back(in);
       } else {
         ldq_.push_back(in);

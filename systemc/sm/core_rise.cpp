@@ -11,7 +11,6 @@ namespace relgpu::sm {
 void Core::rise_issue(Inst* in) {
   in->rise.lanes = in->rise.dup = 0;
   in->rise.why = Rise::Why::none;
-  in->rise.copy = false;
   if (!rise_) return;
   WarpSlot& s = warps_[in->ws];
   const bool paired = s.pair_lanes && s.pair_pc == in->f.pc && s.pair_code == in->f.code && now_ <= s.pair_until;
@@ -21,7 +20,6 @@ void Core::rise_issue(Inst* in) {
     if (why != Rise::Why::none) {  // a full copy checks every lane; a pairing is then moot
       if (paired) ++rise_->st.pairs_expired;
       in->rise.why = why;
-      in->rise.copy = true;
       sched_[in->ws % nsched_].copy_at = now_ + 1;  // the copy issues in the next cycle
     } else if (paired) {
       in->rise.why = Rise::Why::pair;
@@ -48,7 +46,7 @@ void Core::rise_dispatch(Inst* in, unsigned unit, uint32_t carry0) {
   RiseInst& r = in->rise;
   r.carry_in = carry0;
   const uint32_t exec = in->f.exec, live = live_lanes(in->ws);
-  if (rise_ && op.dup && !r.copy) {
+  if (rise_ && op.dup && !r.copy()) {
     if (r.why == Rise::Why::pair) {
       r.lanes &= exec;
     } else if (rise_->partial() && exec && __builtin_popcount(live) <= 16) {
@@ -63,11 +61,11 @@ void Core::rise_dispatch(Inst* in, unsigned unit, uint32_t carry0) {
       }
     }
   }
-  if (r.copy) r.lanes = exec;
+  if (r.copy()) r.lanes = exec;
   if (r.lanes) rerun(in, r.buf);
   if (r.why == Rise::Why::pair)  // strikes on the lanes the pairing warp ran for this one
     for (uint32_t m = r.lanes; m; m &= m - 1) r.buf[0][__builtin_ctz(m)] ^= warps_[in->ws].pair_flip[__builtin_ctz(m)];
-  if (sp_upsets_) sp_occ_[unit] = {in, now_, op.ii, r.copy, r.dup, 0, 0};
+  if (sp_upsets_) sp_occ_[unit] = {in, now_, op.ii, r.copy(), r.dup, 0, 0};
   if (!rise_ || !op.dup) return;
   // SP AVF: executed lanes are ACE for the unit's initiation interval unless checked.
   Rise::Stats& st = rise_->st;
@@ -76,16 +74,16 @@ void Core::rise_dispatch(Inst* in, unsigned unit, uint32_t carry0) {
   st.sp_lane_cycles += n * op.ii;
   st.protected_lane_cycles += p * op.ii;
   st.ace_lane_cycles += (n - p) * op.ii;
-  st.busy_unit_cycles += op.ii * (r.copy ? 2u : 1u);
-  if (n < 32) st.partly_idle_unit_cycles += op.ii * (r.copy ? 2u : 1u);
+  st.busy_unit_cycles += op.ii * (r.copy() ? 2u : 1u);
+  if (n < 32) st.partly_idle_unit_cycles += op.ii * (r.copy() ? 2u : 1u);
   if (r.lanes) {
     ++st.copies[size_t(r.why)];
     st.copy_lane_cycles += p * op.ii;
   }
-  if (r.copy)  // the copy reads its operands again
+  if (r.copy())  // the copy reads its operands again
     for (unsigned i = 0; i < in->nread; ++i)
       for (unsigned b = 0; b < rf_.span(); ++b) count_rf_access(false, in->read_group[i] * rf_.span() + b);
-  if (rise_->partial() && !r.copy && r.why != Rise::Why::intra && exec && (exec & live) != live)
+  if (rise_->partial() && !r.copy() && r.why != Rise::Why::intra && exec && (exec & live) != live)
     rise_pair(in, unit);
 }
 

@@ -91,7 +91,7 @@ inline const config::Key<int64_t> kRiseSeed{"rise.seed", 1, "",
                                             0, 1e18};
 
 // Chip-wide ratios from the summed counters (gpu/stats.cpp): sp_avf,
-// protected_fraction, fully/partly idle shares.
+// sp_utilization, protected_fraction.
 void derive_rise(config::json& r);
 
 class Rise {
