@@ -14,6 +14,7 @@ SPECS = {
     "loscache": ["loscache_full", "loscache_full_ablation", "loscache_issue"],
     "power": ["power", "power_shares"],
     "resilience": ["resilience"],
+    "registers_outside": ["registers_outside"],
     "rise": ["rise", "rise_upsets", "rise_pairs"],
     "rf_variation": ["rf_variation", "rf_variation_chips", "rf_variation_ablation", "rf_variation_vlrf",
                      "rf_variation_fba", "rf_variation_hybrid", "rf_variation_compaction",

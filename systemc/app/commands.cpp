@@ -36,19 +36,22 @@ int cmd_list(Args& a) {
 // every kernel of every shipped workload (docs/registers.md holds its output).
 static void register_table(std::ostream& o) {
   std::string version;
-  o << "| workload | kernel | ptxas | relgpu allocator | used | in the overflow store |\n"
-       "|---|---|---:|---:|---:|---:|\n";
+  o << "| workload | kernel | ptxas | relgpu allocator | used | outside the banks | of them constant operands |\n"
+       "|---|---|---:|---:|---:|---:|---:|\n";
   for (const wl::Workload& w : wl::all()) {
     auto mod = ptx::parse(wl::ptx_text(w.name), wl::ptx_path(w.name));
     ptx::analyse(*mod);
+    std::vector<uint32_t> plain;  // before ptx::fit_to_ptxas numbers the constant operands last
+    for (auto& f : mod->functions) plain.push_back(f->regs_allocator);
     const ptx::PtxasInfo& info = wl::ptxas_info(w.name);
     ptx::apply(*mod, info);
     version = info.version + ", " + info.arch;
-    for (auto& f : mod->functions) {
-      if (!f->is_entry) continue;
-      unsigned over = f->regs_allocator > f->regs_used() ? f->regs_allocator - f->regs_used() : 0;
-      o << "| " << w.name << " | `" << f->name << "` | " << (f->regs_ptxas ? std::to_string(f->regs_ptxas) : "?")
-        << " | " << f->regs_allocator << " | " << f->regs_used() << " | " << over << " |\n";
+    for (size_t i = 0; i < mod->functions.size(); ++i) {
+      const ptx::Function& f = *mod->functions[i];
+      if (!f.is_entry) continue;
+      const ptx::Outside out = ptx::registers_outside(f);
+      o << "| " << w.name << " | `" << f.name << "` | " << (f.regs_ptxas ? std::to_string(f.regs_ptxas) : "?")
+        << " | " << plain[i] << " | " << f.regs_used() << " | " << out.regs << " | " << out.constant << " |\n";
     }
   }
   o << "\nptxas: " << version << " (from the workloads' `.ptxinfo` files).\n";

@@ -39,6 +39,24 @@ void analyse_liveness(Function& f);   // dead bits, def_uses
 void allocate_registers(Function& f, const std::vector<uint8_t>* cls = nullptr);
 void analyse_taint(Function& f);      // tainted_branch, tainted_regs, programmatic_regs, lane_* (needs build_cfg)
 
+// Per register, 1 if SASS would need no register for it: every write is an
+// unguarded ld.param, or a mov / cvta / integer cvt of an immediate, a
+// symbol's address, %ntid, %nctaid or another such register. SASS reads
+// kernel parameters and %ntid / %nctaid from constant bank 0 and encodes
+// immediates and addresses in the instruction. Predicates: 0.
+std::vector<uint8_t> constant_operand_regs(const Function& f);
+// When our allocation needs more registers than ptxas's count (regs_ptxas
+// set, regs_allocator above it), allocates again with the constant-operand
+// registers numbered above all others, so the physical registers at or
+// above ptxas's count, which the SM keeps outside its banks, are those
+// first (sm/regfile.h). Otherwise leaves the allocation as it is.
+void fit_to_ptxas(Function& f);
+// The 32-bit physical registers at or above regs_used() that hold a value
+// (the SM keeps them outside its banks), and how many of them belong to
+// constant-operand registers.
+struct Outside { unsigned regs = 0, constant = 0; };
+Outside registers_outside(const Function& f);
+
 // LESS's lifetime analysis (Tan dissertation §4.2.1): per register, 1 if a
 // value written to it may be read more than `threshold` instructions later
 // on some path (a read inside a loop the value outlives counts: the path

@@ -233,9 +233,10 @@ struct Function {
   // registers (and .func frames); ptxas's count (`ptxas -v`, ptx/ptxas.h;
   // 0 = not known) is what the hardware allocates. Occupancy and a warp's RF
   // rows follow regs_used(): ptxas's count when known, else ours. Physical
-  // registers our allocator numbers at or above it (PTX keeps parameters
-  // and 64-bit addresses in registers that SASS reads from the constant
-  // bank) hold their data in the warp's overflow store (sm/regfile.h).
+  // registers our allocator numbers at or above it hold their data in the
+  // warp's overflow store (sm/regfile.h); where there are any,
+  // fit_to_ptxas numbers the constant operands (parameters, which SASS
+  // reads from the constant bank) last, so they are those first.
   uint32_t regs_allocator = 0;    // 32-bit registers after our allocation (64-bit values take 2)
   uint32_t regs_ptxas = 0;
   uint32_t regs_used() const { return regs_ptxas ? regs_ptxas : regs_allocator; }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "ptx/analysis.h"
 
 namespace relgpu::ptx {
 
@@ -90,11 +91,12 @@ PtxasInfo from_json(const std::string& text, const std::string& file) {
   return info;
 }
 
-void apply(Module& m, const PtxasInfo& info) {
+void apply(Module& m, const PtxasInfo& info, bool fit) {
   for (auto& f : m.functions) {
     if (!f->is_entry) continue;
     auto it = info.registers.find(f->name);
     f->regs_ptxas = it == info.registers.end() ? 0 : it->second;
+    if (fit) fit_to_ptxas(*f);
   }
 }
 

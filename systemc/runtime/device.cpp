@@ -67,7 +67,7 @@ const ptx::Module& Device::load_module(const std::string& ptx_text, const std::s
                                       const ptx::PtxasInfo* ptxas) {
   std::unique_ptr<ptx::Module> m = ptx::parse(ptx_text, file);
   ptx::analyse(*m);
-  if (ptxas && cfg_.get(kRegsPerThread) == "ptxas") ptx::apply(*m, *ptxas);
+  if (ptxas && cfg_.get(kRegsPerThread) == "ptxas") ptx::apply(*m, *ptxas, cfg_.get(kRegsOutside) == "constants");
   if (sm::less_splits(cfg_))  // LESS's namespaces (sm/less_keys.h)
     for (auto& f : m->functions) ptx::split_namespaces(*f, unsigned(cfg_.get(sm::kLessThreshold)));
   ptx::validate(*m, func::implemented);

@@ -47,6 +47,15 @@ inline const config::Key<std::string> kRegsPerThread{
     "relgpu's allocator's; allocator = always relgpu's allocator's count (PTX registers; an ablation: fewer "
     "registers for most kernels, so more warps or more unused RF rows)",
     std::vector<std::string>{"ptxas", "allocator"}};
+// Which of a kernel's registers stay outside the register banks when our
+// allocator needs more than ptxas's count (ptx::fit_to_ptxas).
+inline const config::Key<std::string> kRegsOutside{
+    "gpu.regs_outside", "constants", "",
+    "where relgpu's allocator needs more registers than ptxas's count, which physical registers fall outside "
+    "the banks (no bank timing, no RF faults): constants = the constant operands first (parameters and their "
+    "copies, which SASS reads from the constant bank; ptx::fit_to_ptxas); highest = the plain allocation's "
+    "highest-numbered, whatever they hold (an ablation: relgpu before 2026-11-30)",
+    std::vector<std::string>{"constants", "highest"}};
 
 class Resilience;
 

@@ -506,6 +506,8 @@ config::json Core::stats() const {
   j["rf"]["bank_conflicts"] = st_.rf_conflicts;
   j["rf"]["write_conflicts"] = st_.rf_write_conflicts;
   j["rf"]["conflict_reads"] = st_.rf_conflict_reads;
+  j["rf"]["outside_reads"] = st_.rf_outside_reads;
+  j["rf"]["outside_writes"] = st_.rf_outside_writes;
   j["oc"]["collectors"] = oc_count_[0] + oc_count_[1] + oc_count_[2];
   j["oc"]["avg_occupied"] = double(st_.oc_busy) / cyc;
   j["l1d"]["accesses"] = st_.l1_access;

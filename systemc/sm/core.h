@@ -468,6 +468,9 @@ class Core final : public SmCore {
     uint64_t issued_cls[size_t(IssueClass::count_)] = {};
     std::vector<uint64_t> rf_reads, rf_writes, rf_conflicts, rf_write_conflicts;
     uint64_t rf_conflict_reads = 0;    // operand reads that lost bank arbitration (one per read per cycle)
+    // Warp-register operands at or above the warp's rows (ptxas's count; the
+    // constant operands first, ptx::fit_to_ptxas): no bank, no RF faults.
+    uint64_t rf_outside_reads = 0, rf_outside_writes = 0;
     uint64_t oc_busy = 0;              // sum over cycles of collectors in use
     uint64_t l1_access = 0, l1_hit = 0, l1_miss = 0, l1_merge = 0, l1_bypass = 0, mshr_full = 0;
     uint64_t smem_access = 0, smem_conflicts = 0, local_access = 0, const_access = 0;

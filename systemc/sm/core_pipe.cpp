@@ -448,7 +448,9 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
   unsigned cap = regs_.capacity(ws);
   uint8_t mark = op->mem ? 2 : 1;
   for (uint16_t p : op->rd_phys)
-    if (in->pbase + p < cap && in->nread < sizeof in->read_group) {
+    if (in->pbase + p >= cap) {
+      ++st_.rf_outside_reads;
+    } else if (in->nread < sizeof in->read_group) {
       if (scalar_banks_ && regs_.token(ws, in->pbase + p)) in->scalar_reads |= 1u << in->nread;
       in->read_group[in->nread++] = uint8_t(regs_.group_of(ws, in->pbase + p));
     }
@@ -456,7 +458,8 @@ void Core::issue_warp(unsigned ws, const StaticOp* op) {
     uint32_t q = in->pbase + p;
     if (q >= s.sbp.size()) s.sbp.resize(q + 1, 0);
     s.sbp[q] = mark;
-    if (q < cap && in->nwrite < sizeof in->write_group) in->write_group[in->nwrite++] = uint8_t(regs_.group_of(ws, q));
+    if (q >= cap) ++st_.rf_outside_writes;
+    else if (in->nwrite < sizeof in->write_group) in->write_group[in->nwrite++] = uint8_t(regs_.group_of(ws, q));
   }
   for (uint16_t v : op->wr_slot) {
     uint32_t q = in->sbase + v;

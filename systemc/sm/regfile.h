@@ -23,9 +23,11 @@
 //   gives them no physical register);
 // - registers of .func frames above the kernel's allocation, physical
 //   registers at or above ptxas's count (our allocator works on PTX, which
-//   needs more registers than SASS for some kernels), and registers the
-//   allocator left unassigned, go to a per-warp overflow store: no bank, no
-//   faults (the hardware would not have them, or spill them).
+//   needs more registers than SASS for some kernels; ptx::fit_to_ptxas puts
+//   the constant operands there first, which SASS reads from the constant
+//   bank), and registers the allocator left unassigned, go to a per-warp
+//   overflow store: no bank, no faults (the hardware would not have them,
+//   or spill them).
 #pragma once
 #include <cstdint>
 #include <unordered_map>

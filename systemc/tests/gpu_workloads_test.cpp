@@ -4,6 +4,10 @@
 // below). One test
 // case per (config, workload), so ctest runs them in parallel processes.
 #include "gpu_test_util.h"
+#include "ptx/analysis.h"
+#include "ptx/parser.h"
+#include "ptx/ptxas.h"
+#include "sm/keys.h"
 
 using namespace relgpu;
 using namespace relgpu::gputest;
@@ -35,8 +39,21 @@ TEST_P(TimingWorkload, PassesAndMatchesFunctionalCounts) {
     EXPECT_EQ(timed.warp_insn, func.warp_insn);
   }
 
+  // Registers outside the banks (past the warp's rows: ptxas's count
+  // rounded up to whole rows of all bank groups) are written, and counted,
+  // exactly in the kernels that have any.
+  auto mod = ptx::parse(wl::ptx_text(name), wl::ptx_path(name));
+  ptx::analyse(*mod);
+  ptx::apply(*mod, wl::ptxas_info(name));
+  const unsigned groups = unsigned(cfg.get(sm::kRfBanks) / (1024 / cfg.get(sm::kRfEntryBits)));
   ASSERT_FALSE(t.dev.launches().empty());
   for (auto& l : t.dev.launches()) {
+    uint64_t outside_writes = 0;
+    for (const auto& sm : l.detail["sms"]) outside_writes += sm["rf"]["outside_writes"].get<uint64_t>();
+    const ptx::Function& k = *mod->find(l.kernel);
+    const unsigned capacity = (k.regs_used() + groups - 1) / groups * groups;
+    EXPECT_EQ(outside_writes > 0, k.regs_allocator > capacity) << l.kernel;
+
     const auto& d = l.detail;
     ASSERT_EQ(d.value("engine", ""), "timing");
     uint64_t cycles = d["gpu_sim_cycle"].get<uint64_t>();
@@ -47,6 +64,31 @@ TEST_P(TimingWorkload, PassesAndMatchesFunctionalCounts) {
     EXPECT_EQ(d["sms"].size(), size_t(cfg.get(gpu::kNumSms)));
     EXPECT_EQ(d["ctas"].get<uint64_t>(), l.grid.count());
   }
+}
+
+// gpu.regs_outside: the same kernels, the same instructions; which registers
+// lose their bank moves the reads outside and the cycles.
+TEST(TimingWorkloadRegisters, OutsideTheBanksFollowsTheKey) {
+  uint64_t outside[2] = {}, cycles[2] = {}, insn[2] = {};
+  const char* how[2] = {"constants", "highest"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string out = in_child([&] {
+      TimingDevice t(make_config("gtx480", {std::string("gpu.regs_outside=") + how[i]}));
+      WorkloadRun r = run_workload(t.dev, "pathfinder", 3);
+      if (!r.result.pass) return "error: " + r.result.message;
+      uint64_t n = 0;
+      for (auto& l : t.dev.launches())
+        for (const auto& sm : l.detail["sms"]) n += sm["rf"]["outside_reads"].get<uint64_t>();
+      return std::to_string(n) + " " + std::to_string(r.cycles) + " " + std::to_string(r.warp_insn);
+    });
+    ASSERT_EQ(out.rfind("error", 0), std::string::npos) << how[i] << ": " << out;
+    std::istringstream(out) >> outside[i] >> cycles[i] >> insn[i];
+  }
+  EXPECT_EQ(insn[0], insn[1]);
+  EXPECT_GT(outside[0], 0u);
+  EXPECT_GT(outside[1], 0u);
+  EXPECT_NE(outside[0], outside[1]);
+  EXPECT_NE(cycles[0], cycles[1]);
 }
 
 std::vector<Param> params() {

@@ -313,8 +313,10 @@ TEST(GrGuardStats, SpillWaysSecdedBitsAndRegsPerThreadSwitches) {
   };
   const std::string sms = "gpu.num_sms=1", rate = "rf.cell_failure_rate=0.01", on = "grguard.enable=true",
                     lim = "grguard.stall_limit=20000";
-  // Both stop (the stop's census counts the WRGs written, not dead, by then):
-  // measured 351 with one way, 439 with four.
+  // One way stops; four get further (the stop's census counts the WRGs
+  // written, not dead, by then): measured 397 written with one way, and
+  // with four the run completes (up to 16a2b4e, whose registers outside the
+  // banks were others, both stopped: 351 and 439 written).
   auto written = [](const std::string& e) {
     size_t at = e.find(" written (not dead)");
     if (at == std::string::npos) return 0ul;
@@ -323,8 +325,9 @@ TEST(GrGuardStats, SpillWaysSecdedBitsAndRegsPerThreadSwitches) {
   };
   Outcome one = run("vecops", {sms, rate, on, lim}), four = run("vecops", {sms, rate, on, lim, "grguard.spill_ways=4"});
   EXPECT_NE(one.error.find("found no patch"), std::string::npos) << one.error;
-  EXPECT_NE(four.error.find("found no patch"), std::string::npos) << four.error;
-  EXPECT_GT(written(four.error), written(one.error) + 40) << one.error << "\n" << four.error;
+  EXPECT_GT(written(one.error), 300u) << one.error;
+  EXPECT_EQ(four.error, "");
+  EXPECT_TRUE(four.pass);
   for (auto* r : {&one, &four})
     for (auto& d : r->launches) EXPECT_EQ(d["sm_total"]["rf_faults"]["corrupting_writes"].get<uint64_t>(), 0u);
 

@@ -117,6 +117,86 @@ TEST(Ptxas, ApplySetsKernelsAndUsesTheLargerCount) {
   EXPECT_EQ(two.regs_used(), 1u);
 }
 
+// A loop over a parameter's array: the parameters and their copies are
+// constant operands, the loop's values are not.
+const char* kFitPtx = R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k_fit(.param .u64 pa, .param .u64 pb, .param .u32 pn) {
+  .reg .pred %p<3>; .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<3>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u32 %r1, [pn];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, 0;
+  setp.eq.u32 %p2, %r2, 0;
+  @%p2 mov.u32 %r6, 7;
+  cvt.rn.f32.u32 %f1, %r1;
+LOOP:
+  mul.wide.u32 %rd5, %r2, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  ld.global.u32 %r5, [%rd6];
+  add.s32 %r4, %r4, %r5;
+  add.s32 %r2, %r2, %r3;
+  setp.lt.u32 %p1, %r2, %r1;
+  @%p1 bra LOOP;
+  add.s32 %r4, %r4, %r6;
+  cvt.rzi.u32.f32 %r7, %f1;
+  add.s32 %r4, %r4, %r7;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+)";
+
+TEST(Ptxas, FitToPtxasPutsConstantOperandsOutsideTheBanks) {
+  auto m = parse(kFitPtx, "fit.ptx");
+  analyse(*m);
+  Function& f = *m->functions[m->function_index.at("k_fit")];
+  auto reg = [&](const char* name) {
+    for (size_t r = 0; r < f.regs.size(); ++r)
+      if (f.regs[r].name == name) return r;
+    ADD_FAILURE() << name;
+    return size_t(0);
+  };
+  const std::vector<uint8_t> k = constant_operand_regs(f);
+  for (const char* c : {"%rd1", "%rd2", "%r1", "%rd3", "%rd4", "%r3"}) EXPECT_TRUE(k[reg(c)]) << c;
+  // %tid, a register also written in the loop, a load, a guarded write, a
+  // float conversion, a predicate:
+  for (const char* c : {"%r2", "%r4", "%r5", "%rd5", "%rd6", "%r6", "%f1", "%r7", "%p1"}) EXPECT_FALSE(k[reg(c)]) << c;
+
+  // ptxas's count: the most non-constant 32-bit values live at once here.
+  const uint32_t plain = f.regs_allocator;
+  const uint32_t ptxas = 7;
+  ASSERT_GT(plain, ptxas);
+  // The plain allocation with ptxas's count: other values cross the line too
+  // (what apply did before fit_to_ptxas).
+  f.regs_ptxas = ptxas;
+  const Outside before = registers_outside(f);
+  EXPECT_GT(before.regs, before.constant);
+  f.regs_ptxas = 0;
+
+  PtxasInfo info;
+  info.registers = {{"k_fit", ptxas}};
+  apply(*m, info);
+  const Outside after = registers_outside(f);
+  EXPECT_GT(after.regs, 0u);
+  EXPECT_EQ(after.regs, after.constant) << "only constant operands at or above ptxas's count";
+  EXPECT_GE(f.regs_allocator, plain) << "two classes never share a register";
+  EXPECT_EQ(f.less_sram_regs, -1) << "not LESS's namespaces";
+  // (The workloads' output checks run on such allocations: workloads_registers_test.)
+
+  // A count that already fits leaves the allocation alone.
+  auto m2 = parse(kFitPtx, "fit.ptx");
+  analyse(*m2);
+  const std::vector<int32_t> phys = m2->find("k_fit")->phys_reg;
+  info.registers = {{"k_fit", plain}};
+  apply(*m2, info);
+  EXPECT_EQ(m2->find("k_fit")->phys_reg, phys);
+}
+
 TEST(Ptxas, FindHonoursOffAndMissingPaths) {
   std::string why;
   EXPECT_EQ(find_ptxas("off", why), "");
