@@ -2,7 +2,7 @@
 // count occupancy and register-file rows use, as GPGPU-Sim reads it from its
 // ptxinfo file. Our own allocator (allocate_registers) mostly stays below
 // ptxas (no scheduling temporaries, no allocation granularity), so occupancy
-// from it would be optimistic; for 8 of the workloads' 23 kernels it needs
+// from it would be optimistic; for 11 of the workloads' 23 kernels it needs
 // more, as PTX keeps in registers what SASS reads from the constant bank.
 //
 // Where the counts come from:
