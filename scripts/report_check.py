@@ -2,7 +2,7 @@
 """ctest report_from_store: scripts/report on a tiny store.
 
 Cuts regress/grguard.json (one of its stop ablations; and grguard_spill.json's first chip at 1:1),
-regress/uniform.json, regress/less.json, regress/rise.json, regress/loscache_full.json
+regress/uniform.json, regress/less.json, regress/rise.json, regress/registers_outside.json, regress/loscache_full.json
 (with its ablation's first-CTA runs) and regress/rf_variation.json down to two
 workloads, one chip per sigma ratio and small sizes (plus one run that fails, to
 be listed; GR-Guard's 1:1 runs stop, and are listed too), runs them as
@@ -90,24 +90,25 @@ def main():
                 check(json.load(f).get("name") == name, f"{path}: its \"name\" is not {name!r}, the campaign the page reads")
     with tempfile.TemporaryDirectory(prefix="relgpu_report_") as tmp:
         store = os.path.join(tmp, "runs.db")
-        for mech in ("grguard", "grguard_spill", "loscache", "rf_variation", "uniform", "less", "rise"):
+        for mech in ("grguard", "grguard_spill", "loscache", "rf_variation", "uniform", "less", "rise",
+                     "registers_outside"):
             spec = os.path.join(tmp, f"{mech}.json")
             with open(spec, "w") as f:
                 json.dump(tiny(mech), f)
             r = subprocess.run([a.bin, "campaign", "run", spec, "--store", store, "-j", "2"],
                                capture_output=True, text=True)
-            want = 0 if mech in ("rf_variation", "grguard_spill", "uniform", "less", "rise") else 1  # loscache's "broken" run fails; GR-Guard stops at 1:1
+            want = 0 if mech in ("rf_variation", "grguard_spill", "uniform", "less", "rise", "registers_outside") else 1  # loscache's "broken" run fails; GR-Guard stops at 1:1
             check(r.returncode == want, f"campaign {mech} exit {r.returncode}", r.stdout + r.stderr)
 
         db = sqlite3.connect(store)
         done = dict(db.execute("SELECT campaign, count(*) FROM runs WHERE status = 'done' GROUP BY campaign"))
         done["loscache"] = done.pop("loscache_full", 0)
         check(done == {"grguard": 24, "grguard_spill": 2, "loscache": 6, "rf_variation": 12, "uniform": 12, "less": 36,
-                      "rise": 40},
+                      "rise": 40, "registers_outside": 6},
               f"runs done per campaign: {done}")
         done["grguard"] += done.pop("grguard_spill")  # one page reads both
         out = os.path.join(tmp, "out")
-        for mech in ("grguard", "loscache", "rf_variation", "uniform", "less", "rise"):
+        for mech in ("grguard", "loscache", "rf_variation", "uniform", "less", "rise", "registers_outside"):
             r = report([mech, "--store", store, "--out", out])
             check(r.returncode == 0, f"scripts/report {mech} exit {r.returncode}", r.stdout + r.stderr)
             md = open(os.path.join(out, f"{mech}.md")).read()
@@ -172,6 +173,13 @@ def main():
         check(avf and avf[0] is not None and f"| matmul | {100 * avf[0]:.1f}% |" in md, f"rise matmul row {avf}", md)
         check("cycles equal in 2" in md and "every instruction twice: 0.0%" in md, "rise checks", md)
 
+        md = open(os.path.join(out, "registers_outside.md")).read()  # vecops's cycles both ways, as stored
+        cyc = dict(db.execute("SELECT name, json_extract(stats, '$.gpu_sim_cycle') FROM runs "
+                              "WHERE campaign = 'registers_outside' AND name IN ('base/vecops', 'base_highest/vecops')"))
+        check(len(cyc) == 2 and f"| vecops | {cyc['base_highest/vecops']:,} | {cyc['base/vecops']:,} |" in md,
+              f"registers_outside vecops row {cyc}", md)
+        check("| vecops | 1 of 1 |" in md, "registers_outside GR-Guard row", md)
+
         r = report(["grguard", "--store", os.path.join(tmp, "nope.db")])
         check(r.returncode == 2 and "nope.db: no such store" in r.stderr, "missing store", r.stderr)
         bad = os.path.join(tmp, "bad.db")
@@ -180,7 +188,7 @@ def main():
         r = report(["grguard", "--store", bad])
         check(r.returncode == 2 and "bad.db: not a relgpu campaign store" in r.stderr, "not a store", r.stderr)
         r = report(["loscache", "--store", store, "--campaign", "other"])
-        check(r.returncode == 2 and "no campaign 'other' in the store (it has: grguard, grguard_spill, less, loscache_full, rf_variation, rise, uniform)" in r.stderr,
+        check(r.returncode == 2 and "no campaign 'other' in the store (it has: grguard, grguard_spill, less, loscache_full, registers_outside, rf_variation, rise, uniform)" in r.stderr,
               "missing campaign", r.stderr)
     print("PASSED")
 

@@ -2,8 +2,10 @@
 needs more than ptxas's count, and what that choice does to timing and to GR-Guard at its 1% point, from
 regress/registers_outside.json (every set under gpu.regs_outside=constants, the default, and =highest, the
 ablation that reproduces relgpu up to 16a2b4e). The explanations are in scripts/report_registers_outside_notes.md."""
+import os
+
 from report_grguard import rf_energy
-from report_lib import campaign_time, cfg, geomean, mean, pct, run_checks, save_page, table
+from report_lib import bars, campaign_time, cfg, geomean, mean, pct, run_checks, save_page, table
 
 HOW = ("highest", "constants")  # the ablation first, as the tables read
 
@@ -71,6 +73,7 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
         s = name.split("/")[0]
         stopped.setdefault(s, []).append((name, message))
     tot = {h: [0, 0, [], []] for h in HOW}
+    complete = {h: [] for h in HOW}
     for w in wls:
         row = [w]
         for how in HOW:
@@ -82,6 +85,7 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
             cut = mean([1 - rf_energy(r) / rf_energy(base) for r in rs]) if base and rs else None
             corrupt = sum(r.get("sm_total", {}).get("rf_faults", {}).get("corrupting_writes", 0) for r in rs)
             row += [f"{len(rs)} of {len(rs) + len(gone)}", pct(cost - 1, 1, True) if cost else "n/a", pct(cut), n(corrupt)]
+            complete[how].append(len(rs) / (len(rs) + len(gone)) if rs or gone else None)
             t = tot[how]
             t[0] += len(rs)
             t[1] += len(rs) + len(gone)
@@ -96,5 +100,9 @@ def write(runs, out, missing=(), store=None):  # noqa: ARG001 (every page takes 
            "counts register writes whose bad cells SEC-DED could not correct: GR-Guard must keep it at 0.", ""]
     md += [table(["workload", "complete, highest", "time", "RF energy cut", "corrupting writes",
                   "complete, constants", "time", "RF energy cut", "corrupting writes"], rows), ""]
+    png = bars(os.path.join(out, "registers_outside_grguard.png"), "GR-Guard at 1%: chips that complete", wls,
+               {f"gpu.regs_outside={h}": [None if c is None else 100 * c for c in complete[h]] for h in HOW},
+               "% of chips")
+    md += [f"![GR-Guard at 1%: chips that complete, by gpu.regs_outside]({png})", ""]
     path, html = save_page(out, "registers_outside", md)
     return path, html
