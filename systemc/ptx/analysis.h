@@ -35,8 +35,8 @@ void build_cfg(Function& f);          // blocks, InstrInfo::block, InstrInfo::ip
 void analyse_liveness(Function& f);   // dead bits, def_uses
 // regs_allocator, phys_reg. With `cls` (per register, 0 or 1), registers of
 // class 0 and class 1 never share a physical register: class 0 takes
-// [0, less_sram_regs), class 1 the registers above.
-void allocate_registers(Function& f, const std::vector<uint8_t>* cls = nullptr);
+// [0, k), class 1 the registers above; returns k (-1 without `cls`).
+int32_t allocate_registers(Function& f, const std::vector<uint8_t>* cls = nullptr);
 void analyse_taint(Function& f);      // tainted_branch, tainted_regs, programmatic_regs, lane_* (needs build_cfg)
 
 // Per register, 1 if SASS would need no register for it: every write is an

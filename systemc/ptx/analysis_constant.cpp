@@ -51,8 +51,7 @@ Outside registers_outside(const Function& f) {
   std::vector<uint8_t> seen(f.regs_allocator, 0);
   for (size_t r = 0; r < f.regs.size() && r < f.phys_reg.size(); ++r) {
     if (f.phys_reg[r] < 0) continue;
-    const unsigned bits = type_bits(f.regs[r].type), w = bits > 64 ? 4 : bits > 32 ? 2 : 1;
-    for (unsigned k = 0; k < w; ++k)
+    for (unsigned k = 0; k < reg_words(f.regs[r].type); ++k)
       if (const unsigned p = unsigned(f.phys_reg[r]) + k; p >= f.regs_used() && p < seen.size() && !seen[p]++) {
         ++o.regs;
         o.constant += konst[r];
@@ -65,7 +64,6 @@ void fit_to_ptxas(Function& f) {
   if (!f.regs_ptxas || f.regs_allocator <= f.regs_ptxas) return;
   const std::vector<uint8_t> cls = constant_operand_regs(f);
   allocate_registers(f, &cls);
-  f.less_sram_regs = -1;  // the classes here are not LESS's namespaces
 }
 
 }  // namespace relgpu::ptx

@@ -91,7 +91,7 @@ std::vector<uint8_t> long_lived_regs(const Function& f, unsigned threshold) {
 void split_namespaces(Function& f, unsigned threshold) {
   if (f.instrs.empty()) return;
   const std::vector<uint8_t> cls = long_lived_regs(f, threshold);
-  allocate_registers(f, &cls);
+  f.less_sram_regs = allocate_registers(f, &cls);
   if (f.regs_ptxas) f.regs_ptxas = std::max(f.regs_ptxas, f.regs_allocator);
 }
 

@@ -145,12 +145,12 @@ void analyse_liveness(Function& f) {
 // registers around calls and for its own temporaries, and schedules and
 // rematerialises (which can also shorten live ranges, as in k1). Treat the
 // number as an estimate for occupancy studies, not ptxas's exact figure.
-void allocate_registers(Function& f, const std::vector<uint8_t>* cls) {
+int32_t allocate_registers(Function& f, const std::vector<uint8_t>* cls) {
   const size_t nr = f.regs.size(), n = f.instrs.size();
   f.phys_reg.assign(nr, -1);
   f.regs_allocator = 0;
-  f.less_sram_regs = -1;
-  if (n == 0) return;
+  int32_t cls1 = -1;
+  if (n == 0) return cls1;
   std::vector<Bits> out = live_out_per_instr(f);
   std::vector<std::vector<int32_t>> adj(nr);
   std::vector<char> used(nr, 0);
@@ -188,7 +188,7 @@ void allocate_registers(Function& f, const std::vector<uint8_t>* cls) {
   }
   // Colour wide values first (they need aligned slots), then in register
   // order; with classes, class 0 first, then class 1 above it (aligned).
-  auto width = [&](int32_t r) { unsigned b = type_bits(f.regs[r].type); return b > 64 ? 4u : b > 32 ? 2u : 1u; };
+  auto width = [&](int32_t r) { return reg_words(f.regs[r].type); };
   std::vector<char> busy;
   uint32_t top = 0;
   for (uint8_t c = 0; c < (cls ? 2 : 1); ++c) {
@@ -197,7 +197,7 @@ void allocate_registers(Function& f, const std::vector<uint8_t>* cls) {
       if (used[r] && counts(int32_t(r)) && (!cls || (*cls)[r] == c)) order.push_back(int32_t(r));
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return width(a) > width(b); });
     if (c == 1) {
-      f.less_sram_regs = int32_t(top);
+      cls1 = int32_t(top);
       if (!order.empty()) top = (top + width(order[0]) - 1) / width(order[0]) * width(order[0]);
     }
     const uint32_t base = top;
@@ -221,6 +221,7 @@ void allocate_registers(Function& f, const std::vector<uint8_t>* cls) {
     }
   }
   f.regs_allocator = top;
+  return cls1;
 }
 
 }  // namespace relgpu::ptx

@@ -61,11 +61,9 @@ void function_info(std::ostringstream& o, const Module& m, const Function& f) {
     o << ", ptxas " << (f.regs_ptxas ? std::to_string(f.regs_ptxas) : std::string("unknown")) << ", used "
       << f.regs_used();
   o << "\n";
-  if (f.is_entry && f.regs_ptxas) {
-    if (const Outside out = registers_outside(f); out.regs)
-      o << "  outside the register banks (at or above ptxas's count): " << out.regs << " registers, " << out.constant
-        << " of them holding only constant operands\n";
-  }
+  if (const Outside out = registers_outside(f); f.is_entry && f.regs_ptxas && out.regs)
+    o << "  outside the register banks (at or above ptxas's count): " << out.regs << " registers, " << out.constant
+      << " of them holding only constant operands\n";
   o << "  shared: " << f.shared_bytes << " bytes static";
   if (f.is_entry) o << ", dynamic shared at offset " << f.dyn_shared_offset;
   o << "\n  local: " << f.local_bytes << " bytes per thread\n";

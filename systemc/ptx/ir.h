@@ -22,6 +22,9 @@ enum class Type : uint8_t {
 unsigned type_bits(Type t);        // pred -> 1, b128 -> 128
 inline unsigned type_bytes(Type t) { return type_bits(t) == 1 ? 1 : type_bits(t) / 8; }
 bool type_is_float(Type t);        // f16.. f64
+// 32-bit registers a value of type t takes in our allocation: an aligned pair
+// for 64 bits, a quad for 128, one slot for 8/16/32 bits.
+inline unsigned reg_words(Type t) { return type_bits(t) > 64 ? 4u : type_bits(t) > 32 ? 2u : 1u; }
 bool type_is_signed(Type t);       // s8..s64
 const char* type_name(Type t);     // "u32"
 
